@@ -1,0 +1,1 @@
+"""One module per ``arena`` subcommand (registered in :mod:`arena.cli`)."""

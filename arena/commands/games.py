@@ -1,0 +1,43 @@
+"""``arena games``: every game with its parameters, defaults and valid values."""
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import games
+from games.spec import format_value
+
+
+@click.command("games")
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+def games_command(as_json: bool) -> None:
+    """List every game with its parameters and defaults."""
+    catalogue = []
+    for name in games.game_names():
+        cls = games.game_class(name)
+        catalogue.append({
+            "name": name,
+            "description": cls.description,
+            "players": [cls.min_players, cls.max_players],
+            "default_spec": str(games.load(name)),
+            "params": {k: {"default": p.default, "valid": p.describe(), "doc": p.doc} for k, p in cls.params.items()},
+        })
+    if as_json:
+        click.echo(json.dumps(catalogue, indent=2))
+        return
+    console = Console()
+    for entry in catalogue:
+        table = Table(title=f"[bold]{entry['name']}[/] — {entry['description']}", title_justify="left",
+                      show_edge=False, expand=False)
+        table.add_column("parameter", style="cyan", no_wrap=True)
+        table.add_column("default", no_wrap=True)
+        table.add_column("valid values")
+        table.add_column("meaning")
+        for key, p in entry["params"].items():
+            default = "(see meaning)" if p["default"] is None else format_value(p["default"])
+            table.add_row(key, default, p["valid"], p["doc"])
+        console.print(table)
+        console.print()

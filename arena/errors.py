@@ -1,0 +1,36 @@
+"""arena's exception hierarchy (the referee turns BotError into recorded results, never crashes)."""
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base class of arena's own errors."""
+
+
+class ConfigError(ArenaError, ValueError):
+    """A bad command line, league file or limit: the user must change what they asked for (exit code 2)."""
+
+
+class BotError(ArenaError):
+    """A bot failed during a game; ``reason`` is the termination reason recorded for its seat."""
+
+    reason = "crash"
+
+
+class BotTimeoutError(BotError, TimeoutError):
+    reason = "timeout"
+
+
+class BotCrashedError(BotError):
+    reason = "crash"
+
+
+class BotMemoryError(BotError):
+    reason = "memory"
+
+
+class IllegalMoveError(BotError):
+    reason = "illegal"
+
+
+class ProtocolError(BotError):
+    reason = "protocol"

@@ -1,0 +1,103 @@
+"""The Game base class: parameters, spec strings and game facts. States live in the compiled modules.
+
+A game subclass declares its facts as class variables and its parameters as a ``params`` schema;
+``new_initial_state()`` builds the compiled state. Everything else (spec parsing, ``str(game)``,
+equality, pickling by spec) is here, once.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+from games.errors import GameSpecError
+from games.spec import Param, format_spec, resolve_params
+
+Player = int
+Action = int
+CHANCE: Player = -1
+TERMINAL: Player = -4
+
+
+class Game:
+    """An immutable game configuration (OpenSpiel's ``Game``)."""
+
+    name: ClassVar[str]
+    """The registry name used in spec strings."""
+    description: ClassVar[str] = ""
+    """One line for ``arena games``."""
+    params: ClassVar[dict[str, Param]] = {}
+    """The parameter schema, in the order ``str(game)`` writes them."""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    has_chance: ClassVar[bool] = False
+    perfect_information: ClassVar[bool] = True
+
+    def __init__(self, **params: Any) -> None:
+        self._given = dict(params)
+        self._params = resolve_params(f"game {self.name!r}", self.params, params)
+        # Keep explicitly given values in their converted form, in schema order, for str(game).
+        self._given = {k: self._params[k] for k in self.params if k in params}
+        self._validate()
+
+    # -- hooks for subclasses --------------------------------------------------------------------
+    def _validate(self) -> None:
+        """Cross-parameter checks; raise GameSpecError with a helpful message."""
+
+    def new_initial_state(self) -> Any:
+        """The state before the first move."""
+        raise NotImplementedError
+
+    def num_players(self) -> int:
+        return self.min_players
+
+    def num_distinct_actions(self) -> int:
+        """Action ids are 0..num_distinct_actions()-1 (chance outcomes included)."""
+        raise NotImplementedError
+
+    def max_game_length(self) -> int:
+        """An upper bound on the number of decisions (not chance events) in one game."""
+        raise NotImplementedError
+
+    def min_utility(self) -> float:
+        return -1.0
+
+    def max_utility(self) -> float:
+        return 1.0
+
+    # -- shared behaviour ------------------------------------------------------------------------
+    def param(self, key: str) -> Any:
+        """The value of one parameter (defaults filled in)."""
+        return self._params[key]
+
+    def get_parameters(self) -> dict[str, Any]:
+        """Every parameter with its value, defaults included (OpenSpiel's name)."""
+        return dict(self._params)
+
+    def with_params(self, **changes: Any) -> "Game":
+        """A copy of this game with some parameters changed (e.g. a referee setting ``seed``)."""
+        return type(self)(**{**self._given, **changes})
+
+    def __str__(self) -> str:
+        return format_spec(self.name, self._given)
+
+    def __repr__(self) -> str:
+        return f"games.load({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        from games.registry import load
+        return (load, (str(self),))
+
+    @classmethod
+    def describe_params(cls) -> Mapping[str, Param]:
+        return cls.params
+
+
+def check(condition: bool, message: str) -> None:
+    """Raises GameSpecError(message) unless condition holds (for ``_validate``)."""
+    if not condition:
+        raise GameSpecError(message)

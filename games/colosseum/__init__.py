@@ -1,0 +1,1 @@
+"""colosseum: not built yet."""

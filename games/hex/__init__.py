@@ -1,0 +1,1 @@
+"""hex: not built yet."""

@@ -1,0 +1,1 @@
+"""sorry: not built yet."""
