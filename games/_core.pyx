@@ -261,3 +261,34 @@ cdef class CoreState:
 
     def _state_key(self):
         return (self.c_current_player(), json.dumps(self._observation(), sort_keys=True))
+
+
+def playouts(CoreState root, long n, seed=0):
+    """Plays ``n`` compiled random playouts from ``root`` (which is left unchanged).
+
+    Returns ``(wins, total_actions)``: per seat, the number of playouts it won (highest return),
+    and the total number of actions applied. The benchmark of ``arena bench games`` and a test hook.
+    """
+    cdef Rng rng
+    cdef CoreState scratch = root.c_clone()
+    cdef double ret[MAX_PLAYERS]
+    cdef long i
+    cdef long long total = 0
+    cdef int p, best
+    wins = [0] * root.n_players
+    cdef long[MAX_PLAYERS] w
+    for p in range(MAX_PLAYERS):
+        w[p] = 0
+    rng_seed(&rng, <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF))
+    for i in range(n):
+        scratch.c_copy_from(root)
+        total += scratch.c_playout(&rng)
+        scratch.c_returns(ret)
+        best = 0
+        for p in range(1, root.n_players):
+            if ret[p] > ret[best]:
+                best = p
+        w[best] += 1
+    for p in range(root.n_players):
+        wins[p] = w[p]
+    return wins, total

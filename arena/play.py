@@ -1,0 +1,125 @@
+"""``arena.play``: one game between bot objects — the referee loop (OpenSpiel's ``evaluate_bots``).
+
+Only this loop samples chance (with the game's seed), validates actions and turns bot failures into
+results. In-process it is the engine of tests and experiments; the sandboxed referee drives the same
+loop with proxies for bot processes (which raise :class:`arena.errors.BotError` on failure).
+"""
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, Callable, Sequence
+
+from arena.errors import BotError, IllegalMoveError
+from arena.records import NORMAL, Failure, GameRecord, forfeit_returns
+from bots.base import Limit
+
+ON_FAILURE = ("raise", "lose", "random_move")
+
+
+def sample_chance(state: Any, rng: random.Random) -> int:
+    """Draws a chance outcome by its probability."""
+    outcomes = state.chance_outcomes()
+    r, acc = rng.random(), 0.0
+    for action, p in outcomes:
+        acc += p
+        if r < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,
+         on_failure: str = "raise", max_moves: int | None = None, players: Sequence[str] | None = None,
+         observer: Callable[[Any, int, int], None] | None = None) -> GameRecord:
+    """Plays one game of ``game`` between ``bots`` (one per seat) and returns its record.
+
+    Args:
+        game: a Game or a spec string.
+        bots: objects with ``step(state, limit) -> action`` (and optionally ``inform(action)``).
+        seed: seeds the chance draws (the bots have their own seeds).
+        limit: the Limit passed to every ``step``, or a function ``(seat, move_number) -> Limit``.
+        on_failure: ``raise`` (default in-process: a bot error propagates), ``lose`` (the failing bot loses,
+            the reason is recorded) or ``random_move`` (COMP424 rule: a random legal move is played instead).
+        max_moves: adjudicate a draw after this many decisions (games like Double Step with passes can loop).
+        players: names for the record (default: the bots' ``name`` attributes).
+        observer: called as ``observer(state, seat, action)`` after every action (progress displays).
+    """
+    import games as games_pkg
+
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, not {on_failure!r}")
+    game = games_pkg.load(game) if isinstance(game, str) else game
+    n = game.num_players()
+    if len(bots) != n:
+        raise ValueError(f"{game} needs {n} bots, got {len(bots)}")
+    names = list(players) if players is not None else [getattr(b, "name", type(b).__name__) for b in bots]
+    record = GameRecord(game=str(game), seed=seed, players=names, terminations=[NORMAL] * n)
+    rng = random.Random(seed)
+    fallback_rng = random.Random(seed ^ 0x5EED)
+    state = game.new_initial_state()
+    started = time.perf_counter()
+    decisions = 0
+
+    def tell_others(mover: int, action: int) -> None:
+        for seat, bot in enumerate(bots):
+            if seat != mover and hasattr(bot, "inform"):
+                bot.inform(action)
+
+    while not state.is_terminal():
+        seat = state.current_player()
+        if seat < 0:  # chance
+            action = sample_chance(state, rng)
+            state.apply_action(action)
+            tell_others(-1, action)
+            if observer:
+                observer(state, seat, action)
+            continue
+        if max_moves is not None and decisions >= max_moves:
+            record.info["adjudicated"] = f"draw after {max_moves} moves"
+            record.returns = [0.0] * n
+            break
+        move_limit = limit(seat, decisions) if callable(limit) else (limit or Limit())
+        legal = state.legal_actions()
+        bot = bots[seat]
+        t0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            try:
+                action = bot.step(state.clone(), move_limit)
+            except BotError:
+                raise
+            except Exception as exc:
+                if on_failure == "raise":
+                    raise
+                raise BotError(f"{type(exc).__name__}: {exc}") from exc
+            wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            cpu = getattr(bot, "last_cpu_time", None) or cpu
+            if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+                raise IllegalMoveError(f"illegal action {action!r}; legal actions: {legal[:20]}")
+        except BotError as exc:
+            wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            if on_failure == "raise":
+                raise
+            if on_failure == "random_move" and exc.reason != "memory" and getattr(bot, "alive", True):
+                action = fallback_rng.choice(legal)
+                record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000], action))
+            else:
+                record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000]))
+                record.terminations[seat] = exc.reason
+                record.returns = forfeit_returns(n, seat, game.min_utility())
+                record.move_seats.append(seat)
+                record.wall_times.append(wall)
+                record.cpu_times.append(cpu)
+                break
+        record.move_seats.append(seat)
+        record.wall_times.append(wall)
+        record.cpu_times.append(cpu)
+        state.apply_action(action)
+        decisions += 1
+        tell_others(seat, action)
+        if observer:
+            observer(state, seat, action)
+    record.history = state.history()
+    if state.is_terminal():
+        record.returns = state.returns()
+    record.duration = time.perf_counter() - started
+    return record

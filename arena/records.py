@@ -1,0 +1,88 @@
+"""The record of one played game: what the referee returns, the store keeps and a replay reads.
+
+Records are plain data (JSON-serialisable via :meth:`GameRecord.to_dict`); a record plus the game spec
+replays exactly (``games.load(record.game)`` + ``record.history``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Per-seat termination reasons (DESIGN.md).
+NORMAL = "normal"
+TIMEOUT = "timeout"
+CRASH = "crash"
+ILLEGAL = "illegal"
+MEMORY = "memory"
+PROTOCOL = "protocol"
+REASONS = (NORMAL, TIMEOUT, CRASH, ILLEGAL, MEMORY, PROTOCOL)
+
+
+@dataclass
+class Failure:
+    """One bot failure during a game."""
+
+    seat: int
+    """The seat whose bot failed."""
+    reason: str
+    """One of timeout, crash, illegal, memory, protocol."""
+    move_number: int
+    """Index into the history where the failure happened."""
+    detail: str = ""
+    """A short explanation, with the last lines of the bot's stderr for crashes."""
+    substituted: int | None = None
+    """With on_failure=random_move: the random action played instead; None when the bot lost."""
+
+
+@dataclass
+class GameRecord:
+    """One finished game."""
+
+    game: str
+    """The exact game spec (random set-ups fixed by its ``seed`` parameter)."""
+    seed: int
+    """The referee's seed: chance draws and the bots' seeds derive from it."""
+    players: list[str]
+    """Per seat: the bot spec or bot file name."""
+    history: list[int] = field(default_factory=list)
+    """Every action, chance outcomes included."""
+    returns: list[float] = field(default_factory=list)
+    """Per seat, as ``state.returns()``, or the adjudicated result after a forfeit."""
+    terminations: list[str] = field(default_factory=list)
+    """Per seat: normal, timeout, crash, illegal, memory or protocol."""
+    move_seats: list[int] = field(default_factory=list)
+    """Per decision (not chance): the seat that moved."""
+    wall_times: list[float] = field(default_factory=list)
+    """Per decision: wall-clock seconds the referee measured around the bot's answer."""
+    cpu_times: list[float] = field(default_factory=list)
+    """Per decision: CPU seconds the bot used for it (its own process, or this thread in-process)."""
+    failures: list[Failure] = field(default_factory=list)
+    """Every bot failure, in order."""
+    duration: float = 0.0
+    """Wall-clock seconds for the whole game."""
+    info: dict[str, Any] = field(default_factory=dict)
+    """Anything else the runner wants to keep (limits, sandbox layers, ...)."""
+
+    def __getitem__(self, key: str) -> Any:  # rec["returns"] works like rec.returns (DESIGN.md)
+        return getattr(self, key)
+
+    def winner(self) -> int | None:
+        """The seat with the strictly highest return, or None for a draw."""
+        best = max(self.returns)
+        top = [i for i, r in enumerate(self.returns) if r == best]
+        return top[0] if len(top) == 1 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
+        data = dict(data)
+        data["failures"] = [Failure(**f) for f in data.get("failures", [])]
+        return cls(**data)
+
+
+def forfeit_returns(num_players: int, loser: int, min_utility: float = -1.0) -> list[float]:
+    """Returns after ``loser`` forfeits: it gets the loss, the others share the win (zero sum)."""
+    others = -min_utility / (num_players - 1)
+    return [min_utility if seat == loser else others for seat in range(num_players)]

@@ -1,0 +1,78 @@
+"""The bot registry: ``make(spec, game, seat, seed)`` builds a built-in bot from a spec string.
+
+Each bot class declares ``params`` (the same :class:`games.spec.Param` schema as games) and an optional
+``supports(game)`` check. Bot modules are imported on first use.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from games.errors import GameSpecError
+from games.spec import parse_spec, resolve_params
+
+# name -> ("module:Class", fixed parameters). mcts_reuse is uct with reuse=true.
+_BOTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "random": ("bots.random_bot:RandomBot", {}),
+    "greedy": ("bots.greedy:GreedyNimBot", {}),
+    "mc": ("bots.flat_mc:FlatMCBot", {}),
+    "hmc": ("bots.nested_mc:NestedMCBot", {}),
+    "uct": ("bots.uct:UCTBot", {}),
+    "mcts_reuse": ("bots.uct:UCTBot", {"reuse": True}),
+    "determinized": ("bots.determinized:DeterminizedBot", {}),
+}
+
+
+def bot_names() -> list[str]:
+    return list(_BOTS)
+
+
+def bot_class(name: str) -> tuple[type, dict[str, Any]]:
+    """The class and fixed parameters for a bot name.
+
+    Raises:
+        GameSpecError: unknown bot (lists the valid names).
+    """
+    try:
+        target, fixed = _BOTS[name]
+    except KeyError:
+        raise GameSpecError(f"unknown bot {name!r}; valid bots: {', '.join(_BOTS)} (or a path to a bot file)") from None
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls), fixed
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Validates a bot spec without a game: returns (name, every parameter's value).
+
+    Raises:
+        GameSpecError: malformed spec, unknown bot or parameter, bad value.
+    """
+    name, raw = parse_spec(spec)
+    cls, fixed = bot_class(name)
+    schema = getattr(cls, "params", {})
+    for key in fixed:
+        if key in raw:
+            raise GameSpecError(f"parameter {key!r} is fixed for bot {name!r}")
+    params = resolve_params(f"bot {name!r}", schema, raw)
+    params.update(fixed)
+    return name, params
+
+
+def make(spec: str, game: Any, seat: int, seed: int) -> Any:
+    """Builds a built-in bot for ``seat`` of ``game`` from a spec such as ``uct(iterations=2000,c=annealed)``.
+
+    Raises:
+        GameSpecError (a ValueError): unknown bot or parameter, bad value, or a bot that cannot play this game.
+    """
+    import games as games_pkg
+    game = games_pkg.load(game) if isinstance(game, str) else game
+    name, params = parse_bot_spec(spec)
+    cls, _ = bot_class(name)
+    supports = getattr(cls, "supports", None)
+    if supports is not None:
+        problem = supports(game, params)
+        if problem:
+            raise GameSpecError(f"bot {name!r} cannot play {game}: {problem}")
+    if not 0 <= seat < game.num_players():
+        raise GameSpecError(f"seat {seat} does not exist in {game} (seats 0..{game.num_players() - 1})")
+    return cls(game, seat, seed, **params)
