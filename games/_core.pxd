@@ -39,6 +39,11 @@ cdef class CoreState:
     # A game-specific playout policy's move for the player to move, or -1 for "no preference"
     # (used by rollout=greedy; the default has no preference).
     cdef int c_heuristic_action(self, Rng* rng) noexcept
+    # Samples the outcomes of the next n chance events *jointly*, consistent with what is known now
+    # (for a deck: a random order of the cards left, then freshly shuffled decks), into out[0..n-1];
+    # returns how many it filled. Used by determinized search. The default fills none, meaning
+    # "chance is memoryless here: sample each event independently when it is reached".
+    cdef int c_chance_sequence(self, Rng* rng, int* out, int n) noexcept
 
     # --- helpers available to every game ------------------------------------------------------
     cdef inline bint c_is_terminal(self) noexcept:

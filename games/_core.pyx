@@ -90,6 +90,9 @@ cdef class CoreState:
     cdef int c_heuristic_action(self, Rng* rng) noexcept:
         return -1
 
+    cdef int c_chance_sequence(self, Rng* rng, int* out, int n) noexcept:
+        return 0
+
     # ----- Python API ------------------------------------------------------------------------------
     def current_player(self) -> int:
         """The seat to move, ``CHANCE`` (-1) at a chance node, or ``TERMINAL`` (-4)."""
