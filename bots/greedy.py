@@ -8,6 +8,8 @@ from games.spec import Param
 
 
 class GreedyNimBot(BaseBot):
+    """Nim only: leave the opponent a multiple of k+1 (perfect play in plain Nim)."""
+
     name: ClassVar[str] = "greedy"
     params: ClassVar[dict[str, Param]] = {}
 

@@ -9,6 +9,8 @@ from games.spec import Param
 
 
 class RandomBot(BaseBot):
+    """A uniformly random legal action."""
+
     name: ClassVar[str] = "random"
     params: ClassVar[dict[str, Param]] = {}
 

@@ -1,7 +1,8 @@
 # Double Step (Althöfer 2008; Rafiq 2013): each player races a stone along its own lane by 1 or 2
 # squares a turn; the first to stand exactly on its goal wins. Actions are the step sizes 1 and 2.
 from games._core cimport CoreState, TERMINAL
-from games._rng cimport Rng, rng_below
+from libc.stdint cimport uint64_t
+from games._rng cimport Rng, rng_below, rng_next
 
 from games.errors import InvalidActionError
 
@@ -63,19 +64,37 @@ cdef class DoubleStepState(CoreState):
         self.winner = o.winner
 
     cdef int c_playout(self, Rng* rng) noexcept:
-        cdef int moves = 0, p, step
-        while self.winner < 0:
-            p = self.player
-            if self.overshoot_pass or self.length[p] - self.pos[p] >= 2:
-                step = 1 + rng_below(rng, 2)
+        # Runs on locals; one random bit per move decides the step (64 moves per RNG draw).
+        cdef int moves = 0, p = self.player, step, left, nbits = 0
+        cdef uint64_t bits = 0
+        cdef int pos0 = self.pos[0], pos1 = self.pos[1], len0 = self.length[0], len1 = self.length[1]
+        cdef bint pass_rule = self.overshoot_pass
+        if self.winner >= 0:
+            return 0
+        while True:
+            left = (len0 - pos0) if p == 0 else (len1 - pos1)
+            if pass_rule or left >= 2:
+                if nbits == 0:
+                    bits = rng_next(rng)
+                    nbits = 64
+                step = 1 + <int>(bits & 1)
+                bits >>= 1
+                nbits -= 1
             else:
                 step = 1
-            if self.pos[p] + step <= self.length[p]:
-                self.pos[p] += step
-                if self.pos[p] == self.length[p]:
-                    self.winner = p
-            self.player = 1 - p
             moves += 1
+            if step <= left:
+                if p == 0:
+                    pos0 += step
+                else:
+                    pos1 += step
+                if step == left:
+                    break
+            p ^= 1
+        self.pos[0] = pos0
+        self.pos[1] = pos1
+        self.winner = p
+        self.player = 1 - p
         return moves
 
     # ----- Python hooks ------------------------------------------------------------------------
