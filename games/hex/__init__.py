@@ -1,1 +1,36 @@
-"""hex: not built yet."""
+"""Hex on an N x N rhombus, with OpenSpiel's conventions and an optional pie rule
+(rules: shared/specs/games.md; conventions and playouts: docs/hex.md)."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from games.base import Game
+from games.hex._hex import SWAP_NAME, HexState, playouts_fill, playouts_move_by_move
+from games.spec import Param
+
+__all__ = ["HexGame", "HexState", "SWAP_NAME", "playouts_fill", "playouts_move_by_move"]
+
+MIN_SIZE, MAX_SIZE = 2, 25   # 25: one column letter per column (a..y)
+
+
+class HexGame(Game):
+    name: ClassVar[str] = "hex"
+    description: ClassVar[str] = "connect your two sides of an N x N rhombus; x: top-bottom, o: left-right"
+    params: ClassVar[dict[str, Param]] = {
+        "size": Param(int, 7, "board size N (N x N cells)", min=MIN_SIZE, max=MAX_SIZE),
+        "pie": Param(bool, False, "pie rule: player 1's first decision may be 'swap' (action N*N)"),
+    }
+
+    @property
+    def size(self) -> int:
+        return int(self.param("size"))
+
+    def new_initial_state(self) -> HexState:
+        return HexState(self, self.size, bool(self.param("pie")))
+
+    def num_distinct_actions(self) -> int:
+        """N*N cells plus the swap id N*N (present even without the pie rule, so ids are stable)."""
+        return self.size * self.size + 1
+
+    def max_game_length(self) -> int:
+        return self.size * self.size + (1 if self.param("pie") else 0)
