@@ -34,3 +34,19 @@ cdef inline int argmax_tie(const double* scores, int n, int tie_break, Rng* rng)
                 if rng_below(rng, count) == 0:
                     best = i
     return best
+
+
+cdef inline double win_share(const double* returns, int n_players, int p) noexcept nogil:
+    """Seat p's share of the win in a terminal returns vector: 1 for the sole best return, 1/k when k
+    seats share it (a two-player draw gives 1/2), 0 otherwise (with 3-4 players only winning counts)."""
+    cdef int i, k = 0
+    cdef double best = returns[0]
+    for i in range(1, n_players):
+        if returns[i] > best:
+            best = returns[i]
+    if returns[p] != best:
+        return 0.0
+    for i in range(n_players):
+        if returns[i] == best:
+            k += 1
+    return 1.0 / k
