@@ -1,0 +1,348 @@
+"""The league runner: plays a league's schedule on a backend and stores results with one writer.
+
+The writer (this process) is the only one that touches the store. Games run elsewhere: in a pool of
+worker processes (``local``, ``--concurrency N`` games at once) or as Ray tasks (``ray``,
+:mod:`arena.ray_backend`). Each finished game is committed in its own transaction; a schedule key can
+be stored only once, so a run that is killed and started again plays exactly the games that are
+missing (the ones in flight when it died included) and counts nothing twice. Ratings are folded in
+schedule-key order, only up to the first game still outstanding, so they never depend on the order in
+which games happened to finish.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from arena.errors import ArenaError, ConfigError
+from arena.league import LeagueConfig
+from arena.limits import Limits
+from arena.schedule import Fixture, league_schedule
+from leaderboards.store import DEFAULT_DB, Bot, Store
+
+BACKENDS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything a worker needs to play one fixture (picklable, no store access)."""
+
+    key: str
+    game: str
+    round: int
+    seats: tuple[int, ...]
+    """Bot id per seat."""
+    bots: tuple[str, ...]
+    """Per seat: a built-in spec, or ``file:<content hash>`` (a key of ``files``)."""
+    names: tuple[str, ...]
+    seed: int
+    limits: dict[str, Any]
+    on_failure: str
+    files: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """content hash -> (file name, source) of the bot files at this table; they travel with the task."""
+
+
+@dataclass
+class RunSummary:
+    """What one ``league run`` did."""
+
+    league: str
+    database: Path
+    scheduled: int = 0
+    """Fixtures in the whole schedule."""
+    already: int = 0
+    """Fixtures stored by earlier runs."""
+    played: int = 0
+    skipped: int = 0
+    """Fixtures not played because a bot is on probation."""
+    errors: list[str] = field(default_factory=list)
+    """Games the referee could not play (arena bugs, not bot failures); they are retried on the next run."""
+    elapsed: float = 0.0
+    probation: list[str] = field(default_factory=list)
+
+
+class Backend(Protocol):
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+        """Runs tasks (pulled lazily, as slots free up) and yields (task, result) as games finish."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# -- playing one game (runs in a worker) ---------------------------------------------------------
+def materialize(files: dict[str, tuple[str, str]], root: str | os.PathLike[str]) -> dict[str, str]:
+    """Writes bot files into content-addressed directories under ``root``; returns hash -> path."""
+    paths = {}
+    for digest, (filename, source) in files.items():
+        directory = Path(root) / digest[:16]
+        target = directory / filename
+        if not target.exists() or target.read_text() != source:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".py")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(source)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)  # atomic: concurrent workers never see half a file
+        paths[digest] = str(target)
+    return paths
+
+
+def play_task(task: Task, bot_root: str | None = None) -> dict[str, Any]:
+    """Plays one fixture through the referee and returns the record as a dict (``{"error": ...}`` when the
+    referee itself failed)."""
+    try:
+        root = bot_root or os.path.join(tempfile.gettempdir(), f"arena-bots-{os.getuid()}")
+        paths = materialize(task.files, root)
+        bots = [paths[b[5:]] if b.startswith("file:") else b for b in task.bots]
+        record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
+                            names=list(task.names))
+        return record.to_dict()
+    except Exception as exc:  # noqa: BLE001 - reported by the writer, the game is retried next run
+        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
+
+
+def _referee() -> Callable[..., Any]:
+    try:
+        from arena.referee import play_game
+    except ImportError:  # TEMPORARY until arena/referee.py lands: no sandbox
+        return _fallback_play_game
+    return play_game
+
+
+def _fallback_play_game(game: Any, bots: list[str], seed: int, limits: Limits, *, on_failure: str = "lose",
+                        names: list[str] | None = None) -> Any:  # TEMPORARY: remove when arena.referee exists
+    import importlib.util
+
+    import games as games_pkg
+    from arena.play import play
+    from arena.records import GameRecord, forfeit_returns
+    from bots.base import Limit
+    from bots.registry import make
+    from games.seeding import splitmix64
+    g = games_pkg.load(game)
+    if "seed" in g.params:
+        g = g.with_params(seed=seed)
+    objs = []
+    for seat, spec in enumerate(bots):
+        bot_seed = splitmix64(seed * 31 + seat) >> 2
+        try:
+            if spec.endswith(".py"):
+                mod_spec = importlib.util.spec_from_file_location(f"_bot_{seat}", spec)
+                module = importlib.util.module_from_spec(mod_spec)  # type: ignore[arg-type]
+                mod_spec.loader.exec_module(module)  # type: ignore[union-attr]
+                objs.append(module.Bot(g, seat, bot_seed))
+            else:
+                objs.append(make(spec, g, seat, bot_seed))
+        except Exception as exc:  # noqa: BLE001
+            n = g.num_players()
+            terms = ["normal"] * n
+            terms[seat] = "crash"
+            return GameRecord(str(g), seed, list(names or bots), [], forfeit_returns(n, seat, g.min_utility()), terms,
+                              info={"error": f"{type(exc).__name__}: {exc}"})
+    return play(g, objs, seed, limit=Limit(time=limits.move_time), on_failure=on_failure, players=names,
+                max_moves=10_000)
+
+
+# -- the writer --------------------------------------------------------------------------------------
+def sync_bots(store: Store, league_id: int, config: LeagueConfig) -> list[Bot]:
+    """Enters the league file's bots (a changed spec or file becomes a new version) and retires config bots that
+    were removed from the file. Submitted bots are left alone. Returns the bots not retired."""
+    listed = set()
+    for entry in config.bots:
+        listed.add(entry.name)
+        store.upsert_bot(league_id, entry.name, origin="config", spec=entry.spec,
+                         filename=entry.file.name if entry.file else None, source=entry.source,
+                         games=entry.games, trusted=entry.trusted)
+    for bot in store.bots(league_id, include_retired=False):
+        if bot.origin == "config" and bot.name not in listed:
+            store.retire_bot(bot.id, "removed from the league file")
+    return store.bots(league_id, include_retired=False)
+
+
+def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
+    """The league's whole schedule for its active bots (stored games included)."""
+    active = [b for b in store.bots(league_id, include_retired=False) if b.status == "active"]
+    players = {g: [b.id for b in active if b.plays(g)] for g in config.games}
+    return league_schedule([(g, config.seats(g)) for g in config.games], players, config.games_per_pairing,
+                           config.seed, mode=config.tables)
+
+
+def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig) -> Task:
+    files = {}
+    specs = []
+    for bot_id in fixture.seats:
+        bot = bots[bot_id]
+        if bot.kind == "file":
+            files[bot.content_hash] = (bot.filename or "bot.py", bot.source or "")
+            specs.append(f"file:{bot.content_hash}")
+        else:
+            specs.append(bot.spec or "")
+    file_bots = [bots[b] for b in fixture.seats if bots[b].kind == "file"]
+    trusted = config.limits.trusted or (bool(file_bots) and all(b.trusted for b in file_bots))
+    limits = config.limits.with_(trusted=trusted).to_dict()
+    return Task(fixture.key, fixture.game, fixture.round, fixture.seats, tuple(specs),
+                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files)
+
+
+def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
+               backend: str = "local", address: str | None = None,
+               progress: Callable[[int, int, Task, dict[str, Any]], None] | None = None) -> RunSummary:
+    """Plays (or resumes) a league and returns what this run did.
+
+    Args:
+        config: the validated league.
+        db: the store (default: the league file's ``database``, else arena.sqlite in the current directory).
+        concurrency: games at once (default: the league file's, else the number of cores).
+        backend: ``local`` (worker processes) or ``ray``.
+        address: the Ray cluster (``ray`` backend; None starts or joins a local instance).
+        progress: called after every stored game as ``progress(done, total, task, record)``.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
+    n = concurrency or config.concurrency or os.cpu_count() or 1
+    if n < 1:
+        raise ConfigError(f"--concurrency must be at least 1, got {n}")
+    path = Path(db) if db is not None else (config.database or Path(DEFAULT_DB))
+    started = time.perf_counter()
+    store = Store.open(path, create=True)
+    try:
+        league = store.ensure_league(config.name, config.to_dict())
+        sync_bots(store, league.id, config)
+        bots = {b.id: b for b in store.bots(league.id)}
+        fixtures = plan(store, league.id, config)
+        done = store.schedule_keys(league.id)
+        todo = [f for f in fixtures if f.key not in done]
+        summary = RunSummary(config.name, path, scheduled=len(fixtures), already=len(fixtures) - len(todo),
+                             probation=[b.label for b in bots.values() if b.status == "probation"])
+        store.rate_pending(league.id, before=todo[0].key if todo else None)
+        if todo:
+            runner = _Writer(store, league.id, config, bots, todo, summary, progress)
+            chosen = _make_backend(backend, n, path, address)
+            try:
+                runner.drain(chosen)
+            finally:
+                chosen.close()
+        store.rate_pending(league.id)
+        summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
+    finally:
+        store.close()
+    summary.elapsed = time.perf_counter() - started
+    return summary
+
+
+class _Writer:
+    """Feeds fixtures to a backend and stores what comes back (the one writer)."""
+
+    def __init__(self, store: Store, league_id: int, config: LeagueConfig, bots: dict[int, Bot],
+                 todo: list[Fixture], summary: RunSummary,
+                 progress: Callable[[int, int, Task, dict[str, Any]], None] | None) -> None:
+        self.store, self.league_id, self.config, self.bots = store, league_id, config, bots
+        self.todo, self.summary, self.progress = todo, summary, progress
+        self.finished: set[str] = set()  # stored, skipped or failed: no longer blocks rating
+        self.low = 0  # todo[low] is the first fixture that may still be outstanding
+        self.on_probation = {b.id for b in bots.values() if b.status == "probation"}
+
+    def tasks(self) -> Iterator[Task]:
+        for fixture in self.todo:
+            if any(b in self.on_probation for b in fixture.seats):
+                self.summary.skipped += 1
+                self.finished.add(fixture.key)
+                continue
+            yield make_task(fixture, self.bots, self.config)
+
+    def drain(self, backend: Backend) -> None:
+        total = len(self.todo)
+        for task, result in backend.execute(self.tasks()):
+            self.finished.add(task.key)
+            if "error" in result:
+                self.summary.errors.append(f"{task.key}: {result['error']}")
+            else:
+                self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result,
+                                       probation_after=self.config.probation_after or None)
+                self.summary.played += 1
+                for bot_id in set(task.seats):
+                    if bot_id not in self.on_probation and self.store.bot(bot_id).status == "probation":
+                        self.on_probation.add(bot_id)
+            while self.low < total and self.todo[self.low].key in self.finished:
+                self.low += 1
+            self.store.rate_pending(self.league_id, before=self.todo[self.low].key if self.low < total else None)
+            if self.progress:
+                self.progress(self.summary.played + self.summary.skipped + len(self.summary.errors), total, task,
+                              result)
+
+
+def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:
+    if name == "ray":
+        from arena.ray_backend import RayBackend
+        return RayBackend(concurrency=concurrency, address=address)
+    return LocalBackend(concurrency, bot_root=str(bot_directory(db)))
+
+
+def bot_directory(db: str | os.PathLike[str]) -> Path:
+    """Where the local backend writes bot files: ``<store>.bots/`` next to the store."""
+    db = Path(db)
+    return db.with_name(db.name + ".bots")
+
+
+# -- the local backend ---------------------------------------------------------------------------------
+def _worker_init() -> None:
+    """Worker processes die with the writer (a SIGKILLed runner leaves no orphans playing on)."""
+    try:
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            os._exit(0)
+    except (OSError, AttributeError):
+        pass
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle
+
+
+class LocalBackend:
+    """``concurrency`` worker processes, each playing one game at a time."""
+
+    def __init__(self, concurrency: int, bot_root: str | None = None) -> None:
+        import multiprocessing
+        self.concurrency = concurrency
+        self.bot_root = bot_root
+        self.pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_worker_init)
+
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+        from concurrent.futures.process import BrokenProcessPool
+        running: dict[Future[dict[str, Any]], Task] = {}
+        exhausted = False
+        while True:
+            while not exhausted and len(running) < self.concurrency + 1:  # one queued: no idle worker
+                task = next(tasks, None)
+                if task is None:
+                    exhausted = True
+                    break
+                running[self.pool.submit(play_task, task, self.bot_root)] = task
+            if not running:
+                return
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                task = running.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    raise ArenaError("a league worker process died; run the same command again to resume") from None
+                yield task, result
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, dict[str, Any]]]:
+    """Plays tasks without a store (benchmarks, tests)."""
+    try:
+        return list(backend.execute(iter(tasks)))
+    finally:
+        backend.close()

@@ -1,0 +1,569 @@
+"""The results store: the only module that touches SQLite (schema: docs/store.md).
+
+One file holds any number of leagues. WAL mode lets readers (``arena leaderboard``, ``arena tui``) read
+while one writer (the league runner) stores results. Every finished game is committed in its own
+transaction together with the rating updates it causes, so a writer killed at any moment (SIGKILL
+included) leaves a consistent store and loses no finished game. ``UNIQUE(league_id, schedule_key)``
+makes it impossible to count a game twice.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from arena.errors import ArenaError, ConfigError
+from leaderboards.ratings import ALL, BotRating, RatedGame, Rater
+
+SCHEMA_VERSION = 1
+DEFAULT_DB = "arena.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leagues (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    config TEXT NOT NULL DEFAULT '{}',
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('builtin', 'file')),
+    spec TEXT,
+    filename TEXT,
+    source TEXT,
+    content_hash TEXT NOT NULL,
+    origin TEXT NOT NULL CHECK (origin IN ('config', 'submit')),
+    games TEXT,
+    trusted INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'probation', 'retired')),
+    status_reason TEXT NOT NULL DEFAULT '',
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    UNIQUE (league_id, name, version)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    schedule_key TEXT NOT NULL,
+    base_game TEXT NOT NULL,
+    game TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    players TEXT NOT NULL,
+    history TEXT NOT NULL,
+    returns TEXT NOT NULL,
+    terminations TEXT NOT NULL,
+    move_seats TEXT NOT NULL,
+    wall_times TEXT NOT NULL,
+    cpu_times TEXT NOT NULL,
+    failures TEXT NOT NULL,
+    duration REAL NOT NULL,
+    info TEXT NOT NULL,
+    rated INTEGER NOT NULL DEFAULT 0,
+    finished REAL NOT NULL,
+    UNIQUE (league_id, schedule_key)
+);
+CREATE INDEX IF NOT EXISTS games_league_rated ON games (league_id, rated, schedule_key);
+CREATE TABLE IF NOT EXISTS game_seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    score REAL NOT NULL,
+    result TEXT NOT NULL CHECK (result IN ('win', 'draw', 'loss')),
+    termination TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats (bot_id);
+CREATE TABLE IF NOT EXISTS ratings (
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    scope TEXT NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL,
+    crashes INTEGER NOT NULL,
+    illegal INTEGER NOT NULL,
+    memory INTEGER NOT NULL,
+    protocol INTEGER NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (league_id, scope, bot_id)
+);
+"""
+
+_RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts", "crashes", "illegal", "memory",
+                  "protocol")
+
+
+class StoreError(ArenaError):
+    """The store is missing, from a newer arena, or not an arena store."""
+
+
+def content_hash(text: str) -> str:
+    """sha256 of a bot's source (or spec): a changed file is a new version."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class League:
+    id: int
+    name: str
+    config: dict[str, Any]
+    created: float
+    updated: float
+
+
+@dataclass
+class Bot:
+    """One version of a bot in a league."""
+
+    id: int
+    league_id: int
+    name: str
+    version: int
+    kind: str
+    """``builtin`` (``spec`` set) or ``file`` (``filename`` + ``source``)."""
+    spec: str | None
+    filename: str | None
+    source: str | None
+    content_hash: str
+    origin: str
+    """``config`` (listed in the league file) or ``submit`` (entered with ``arena submit``)."""
+    games: list[str] | None
+    """The game specs this bot plays (None: every game of the league)."""
+    trusted: bool
+    status: str
+    """``active``, ``probation`` (skipped until resubmitted) or ``retired`` (replaced by a newer version or
+    removed from the league file)."""
+    status_reason: str
+    consecutive_failures: int
+    created: float
+
+    @property
+    def label(self) -> str:
+        return self.name if self.version == 1 else f"{self.name}@v{self.version}"
+
+    def plays(self, game: str) -> bool:
+        return self.games is None or game in self.games
+
+
+@dataclass
+class StoredGame:
+    """One stored game (a :class:`arena.records.GameRecord` plus its place in the league)."""
+
+    id: int
+    league_id: int
+    schedule_key: str
+    base_game: str
+    game: str
+    round: int
+    seed: int
+    seats: list[int]
+    players: list[str]
+    history: list[int]
+    returns: list[float]
+    terminations: list[str]
+    move_seats: list[int]
+    wall_times: list[float]
+    cpu_times: list[float]
+    failures: list[dict[str, Any]]
+    duration: float
+    info: dict[str, Any] = field(default_factory=dict)
+    rated: bool = False
+    finished: float = 0.0
+
+
+_GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times",
+              "failures", "info")
+
+
+class Store:
+    """A connection to one store file. Use :meth:`open`; close it (or use it as a context manager)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # -- opening ---------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> "Store":
+        """Opens (and with ``create=True`` creates) a store.
+
+        Raises:
+            StoreError: the file does not exist (and create is false), is not an arena store, or was written
+                by a newer arena.
+        """
+        path = Path(path)
+        if not path.exists() and not create:
+            raise ConfigError(f"no store at {path}; run `arena league run CONFIG` or `arena demo` first, "
+                              "or pass --db PATH")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, isolation_level=None)
+            else:
+                conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            if not readonly:
+                conn.execute("PRAGMA journal_mode=WAL")
+                # NORMAL in WAL mode: a committed transaction survives the writer being killed (only a power
+                # loss can lose the last transactions, never corrupt the file).
+                conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            version = cls._schema_version(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not an arena store ({exc})") from None
+        if version is None:
+            if readonly:
+                raise StoreError(f"{path} is not an arena store (no schema)")
+            with _transaction(conn):
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                              (str(SCHEMA_VERSION),))
+        elif version > SCHEMA_VERSION:
+            raise StoreError(f"{path} was written by a newer arena (schema {version}, this arena reads up to "
+                             f"{SCHEMA_VERSION}); upgrade arena")
+        return cls(conn, path)
+
+    @staticmethod
+    def _schema_version(conn: sqlite3.Connection) -> int | None:
+        row = conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if row is None:
+            return None
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- leagues ---------------------------------------------------------------------------------
+    def leagues(self) -> list[League]:
+        return [self._league(r) for r in self.conn.execute("SELECT * FROM leagues ORDER BY id")]
+
+    def league(self, name: str) -> League | None:
+        row = self.conn.execute("SELECT * FROM leagues WHERE name=?", (name,)).fetchone()
+        return self._league(row) if row else None
+
+    def find_league(self, name: str | None) -> League:
+        """The named league, or the only one when ``name`` is None.
+
+        Raises:
+            ConfigError: unknown name, or several leagues and no name (lists the names).
+        """
+        leagues = self.leagues()
+        names = ", ".join(lg.name for lg in leagues) or "none"
+        if name is None:
+            if len(leagues) == 1:
+                return leagues[0]
+            raise ConfigError(f"{self.path} holds several leagues; pass --league NAME (leagues: {names})"
+                              if leagues else f"{self.path} holds no league yet")
+        league = self.league(name)
+        if league is None:
+            raise ConfigError(f"no league {name!r} in {self.path}; leagues: {names}")
+        return league
+
+    def ensure_league(self, name: str, config: dict[str, Any]) -> League:
+        """Creates the league, or updates its stored config."""
+        now = time.time()
+        with _transaction(self.conn):
+            self.conn.execute(
+                "INSERT INTO leagues (name, config, created, updated) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET config=excluded.config, updated=excluded.updated",
+                (name, json.dumps(config, sort_keys=True), now, now))
+        league = self.league(name)
+        assert league is not None
+        return league
+
+    @staticmethod
+    def _league(row: sqlite3.Row) -> League:
+        return League(row["id"], row["name"], json.loads(row["config"]), row["created"], row["updated"])
+
+    # -- bots ------------------------------------------------------------------------------------
+    def bots(self, league_id: int, *, include_retired: bool = True) -> list[Bot]:
+        sql = "SELECT * FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
+        return [self._bot(r) for r in self.conn.execute(sql + " ORDER BY id", (league_id,))]
+
+    def bot(self, bot_id: int) -> Bot:
+        row = self.conn.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone()
+        if row is None:
+            raise KeyError(bot_id)
+        return self._bot(row)
+
+    def current_bot(self, league_id: int, name: str) -> Bot | None:
+        """The newest version of a bot by name."""
+        row = self.conn.execute("SELECT * FROM bots WHERE league_id=? AND name=? ORDER BY version DESC LIMIT 1",
+                                (league_id, name)).fetchone()
+        return self._bot(row) if row else None
+
+    def upsert_bot(self, league_id: int, name: str, *, origin: str, spec: str | None = None,
+                   filename: str | None = None, source: str | None = None, games: Sequence[str] | None = None,
+                   trusted: bool = False, reactivate: bool = False) -> tuple[Bot, bool]:
+        """Enters a bot, or finds it unchanged. A different spec or file content makes a new version (the old
+        one is retired). ``reactivate`` lifts probation of an unchanged bot (a resubmission).
+
+        Returns:
+            (the current version, whether a new version was created)
+        """
+        kind = "builtin" if spec is not None else "file"
+        digest = content_hash(spec if spec is not None else (source or ""))
+        games_json = None if games is None else json.dumps(list(games))
+        with _transaction(self.conn):
+            row = self.conn.execute("SELECT * FROM bots WHERE league_id=? AND name=? ORDER BY version DESC LIMIT 1",
+                                    (league_id, name)).fetchone()
+            if row is not None and row["content_hash"] == digest and row["kind"] == kind:
+                updates: dict[str, Any] = {"games": games_json, "trusted": int(trusted), "origin": origin}
+                if row["status"] == "retired" or (reactivate and row["status"] == "probation"):
+                    updates.update(status="active", status_reason="", consecutive_failures=0)
+                sets = ", ".join(f"{k}=?" for k in updates)
+                self.conn.execute(f"UPDATE bots SET {sets} WHERE id=?", (*updates.values(), row["id"]))
+                return self.bot(row["id"]), False
+            version = 1 if row is None else row["version"] + 1
+            if row is not None:
+                self.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE league_id=? AND name=? "
+                                  "AND status != 'retired'", (f"replaced by version {version}", league_id, name))
+            cur = self.conn.execute(
+                "INSERT INTO bots (league_id, name, version, kind, spec, filename, source, content_hash, origin, "
+                "games, trusted, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (league_id, name, version, kind, spec, filename, source, digest, origin, games_json, int(trusted),
+                 time.time()))
+            return self.bot(int(cur.lastrowid or 0)), True
+
+    def retire_bot(self, bot_id: int, reason: str) -> None:
+        with _transaction(self.conn):
+            self.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE id=?", (reason, bot_id))
+
+    def set_probation(self, bot_id: int, reason: str) -> None:
+        with _transaction(self.conn):
+            self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=?", (reason, bot_id))
+
+    @staticmethod
+    def _bot(row: sqlite3.Row) -> Bot:
+        return Bot(row["id"], row["league_id"], row["name"], row["version"], row["kind"], row["spec"],
+                   row["filename"], row["source"], row["content_hash"], row["origin"],
+                   None if row["games"] is None else json.loads(row["games"]), bool(row["trusted"]),
+                   row["status"], row["status_reason"], row["consecutive_failures"], row["created"])
+
+    # -- games -----------------------------------------------------------------------------------
+    def schedule_keys(self, league_id: int) -> set[str]:
+        """The keys of every stored game of a league (what a resumed run skips)."""
+        return {r[0] for r in self.conn.execute("SELECT schedule_key FROM games WHERE league_id=?", (league_id,))}
+
+    def record_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
+                    record: dict[str, Any], *, probation_after: int | None = None) -> int | None:
+        """Stores one finished game (a :meth:`arena.records.GameRecord.to_dict`) in one transaction.
+
+        Also updates each bot's run of consecutive failures and puts a bot on probation after
+        ``probation_after`` failed games in a row.
+
+        Returns:
+            The new game id, or None when a game with this schedule key is already stored (never twice).
+        """
+        returns = [float(x) for x in record["returns"]]
+        terminations = list(record["terminations"])
+        ranks = sorted(set(returns), reverse=True)
+        best = returns.count(ranks[0])
+        with _transaction(self.conn):
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
+                "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
+                "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (league_id, schedule_key, base_game, record["game"], round_, int(record["seed"]),
+                 json.dumps(list(seats)), json.dumps(record["players"]), json.dumps(record["history"]),
+                 json.dumps(returns), json.dumps(terminations), json.dumps(record.get("move_seats", [])),
+                 json.dumps(record.get("wall_times", [])), json.dumps(record.get("cpu_times", [])),
+                 json.dumps(record.get("failures", [])), float(record.get("duration", 0.0)),
+                 json.dumps(record.get("info", {})), time.time()))
+            if cur.rowcount == 0:
+                return None
+            game_id = int(cur.lastrowid or 0)
+            for seat, bot_id in enumerate(seats):
+                result = "loss" if returns[seat] != ranks[0] else ("win" if best == 1 else "draw")
+                self.conn.execute("INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) "
+                                  "VALUES (?, ?, ?, ?, ?, ?)",
+                                  (game_id, seat, bot_id, returns[seat], result, terminations[seat]))
+                if terminations[seat] == "normal":
+                    self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=?", (bot_id,))
+                    continue
+                self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=?", (bot_id,))
+                if probation_after:
+                    self.conn.execute(
+                        "UPDATE bots SET status='probation', status_reason=? WHERE id=? AND status='active' "
+                        "AND consecutive_failures >= ?",
+                        (f"{probation_after} failed games in a row (last: {terminations[seat]} in game {game_id})",
+                         bot_id, probation_after))
+            return game_id
+
+    def game(self, game_id: int) -> StoredGame | None:
+        row = self.conn.execute("SELECT * FROM games WHERE id=?", (game_id,)).fetchone()
+        return self._game(row) if row else None
+
+    def games(self, league_id: int, *, order: str = "schedule", limit: int | None = None,
+              bot_id: int | None = None) -> list[StoredGame]:
+        """A league's games, in schedule order (``order="schedule"``) or newest first (``order="recent"``)."""
+        sql = "SELECT * FROM games WHERE league_id=?"
+        args: list[Any] = [league_id]
+        if bot_id is not None:
+            sql += " AND id IN (SELECT game_id FROM game_seats WHERE bot_id=?)"
+            args.append(bot_id)
+        sql += " ORDER BY schedule_key" if order == "schedule" else " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [self._game(r) for r in self.conn.execute(sql, args)]
+
+    def count_games(self, league_id: int) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM games WHERE league_id=?", (league_id,)).fetchone()[0])
+
+    def tamper(self, game_id: int, **fields: Any) -> None:
+        """Overwrites stored fields of a game (for tests of ``arena replay --verify``)."""
+        sets = ", ".join(f"{k}=?" for k in fields)
+        values = [json.dumps(v) if k in _GAME_JSON else v for k, v in fields.items()]
+        with _transaction(self.conn):
+            self.conn.execute(f"UPDATE games SET {sets} WHERE id=?", (*values, game_id))
+
+    @staticmethod
+    def _game(row: sqlite3.Row) -> StoredGame:
+        data = {k: row[k] for k in row.keys()}
+        for key in _GAME_JSON:
+            data[key] = json.loads(data[key])
+        data["rated"] = bool(data["rated"])
+        return StoredGame(**data)
+
+    # -- ratings ---------------------------------------------------------------------------------
+    def ratings(self, league_id: int, scope: str = ALL) -> dict[int, BotRating]:
+        """Stored ratings of a league: bot id -> rating (``scope`` is ``*`` or one game spec)."""
+        rows = self.conn.execute("SELECT * FROM ratings WHERE league_id=? AND scope=?", (league_id, scope))
+        return {r["bot_id"]: BotRating(**{f: r[f] for f in _RATING_FIELDS}) for r in rows}
+
+    def scopes(self, league_id: int) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT scope FROM ratings WHERE league_id=? ORDER BY scope",
+                                                (league_id,))]
+
+    def _rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[RatedGame]:
+        sql = (f"SELECT schedule_key, base_game, seats, returns, terminations FROM games WHERE league_id=? {where} "
+               "ORDER BY schedule_key")
+        for r in self.conn.execute(sql, (league_id, *args)):
+            yield RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]))
+
+    def recompute_ratings(self, league_id: int) -> dict[int, BotRating]:
+        """Recomputes every rating of a league from its stored games, in schedule order, and stores them."""
+        with _transaction(self.conn):
+            rater = Rater().apply_all(self._rated_games(league_id))
+            self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
+            self._write_ratings(league_id, rater, rater.table.keys())
+            self.conn.execute("UPDATE games SET rated=1 WHERE league_id=?", (league_id,))
+        return self.ratings(league_id)
+
+    def rate_pending(self, league_id: int, before: str | None = None) -> int:
+        """Rates the stored, not yet rated games whose schedule key is below ``before`` (all when None), in
+        schedule order, continuing from the stored ratings. When an unrated game sorts before an already rated
+        one (a bot entered later, a resumed run) the league is recomputed from scratch instead, so the stored
+        ratings always equal a recomputation in schedule order.
+
+        Returns:
+            The number of games rated.
+        """
+        top = self.conn.execute("SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=1",
+                                (league_id,)).fetchone()[0]
+        if top is not None and self.conn.execute(
+                "SELECT 1 FROM games WHERE league_id=? AND rated=0 AND schedule_key < ? LIMIT 1",
+                (league_id, top)).fetchone():
+            self.recompute_ratings(league_id)
+            return -1
+        where, args = "AND rated=0", []
+        if before is not None:
+            where += " AND schedule_key < ?"
+            args.append(before)
+        with _transaction(self.conn):
+            pending = list(self._rated_games(league_id, where, args))
+            if not pending:
+                return 0
+            rater = Rater()
+            bots = {b for g in pending for b in g.seats}
+            scopes = {ALL} | {g.game for g in pending}
+            placeholders = ",".join("?" * len(bots))
+            for r in self.conn.execute(f"SELECT * FROM ratings WHERE league_id=? AND bot_id IN ({placeholders})",
+                                       (league_id, *bots)):
+                if r["scope"] in scopes:
+                    rater.table[(r["scope"], r["bot_id"])] = BotRating(**{f: r[f] for f in _RATING_FIELDS})
+            touched: set[tuple[str, int]] = set()
+            for game in pending:
+                touched.update(rater.apply(game))
+            self._write_ratings(league_id, rater, touched)
+            self.conn.executemany("UPDATE games SET rated=1 WHERE league_id=? AND schedule_key=?",
+                                  [(league_id, g.key) for g in pending])
+        return len(pending)
+
+    def _write_ratings(self, league_id: int, rater: Rater, keys: Iterable[tuple[str, int]]) -> None:
+        now = time.time()
+        rows = []
+        for scope, bot in keys:
+            r = rater.table[(scope, bot)]
+            rows.append((league_id, scope, bot, *(getattr(r, f) for f in _RATING_FIELDS), now))
+        self.conn.executemany(
+            f"INSERT OR REPLACE INTO ratings (league_id, scope, bot_id, {', '.join(_RATING_FIELDS)}, updated) "
+            f"VALUES ({', '.join('?' * (len(_RATING_FIELDS) + 4))})", rows)
+
+    # -- views -----------------------------------------------------------------------------------
+    def head_to_head(self, league_id: int, scope: str = ALL) -> dict[tuple[int, int], tuple[int, int, int]]:
+        """(bot a, bot b) -> (games a won against b, draws, games a lost) over games where both sat.
+
+        In multi-player games a "win against b" means a finished above b.
+        """
+        sql = ("SELECT a.bot_id, b.bot_id, "
+               "sum(a.score > b.score), sum(a.score = b.score), sum(a.score < b.score) "
+               "FROM game_seats a JOIN game_seats b ON a.game_id = b.game_id AND a.seat != b.seat "
+               "JOIN games g ON g.id = a.game_id WHERE g.league_id=? AND a.bot_id != b.bot_id")
+        args: list[Any] = [league_id]
+        if scope != ALL:
+            sql += " AND g.base_game=?"
+            args.append(scope)
+        sql += " GROUP BY a.bot_id, b.bot_id"
+        return {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql, args)}
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nested uses join the outer transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.outer = False
+
+    def __enter__(self) -> None:
+        self.outer = not self.conn.in_transaction
+        if self.outer:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if not self.outer:
+            return
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
