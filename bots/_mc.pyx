@@ -218,3 +218,14 @@ cdef class MCSearch:
                 return False
             play.c_apply(a)
             moves += 1
+
+
+def _py_win_share(returns, int p) -> float:
+    """Test hook for bots._common.win_share: seat p's share of the win in a terminal returns list."""
+    cdef double buf[MAX_PLAYERS]
+    cdef int i, k = len(returns)
+    if not 1 <= k <= MAX_PLAYERS or not 0 <= p < k:
+        raise ValueError(f"need 1..{MAX_PLAYERS} returns and a seat among them")
+    for i in range(k):
+        buf[i] = returns[i]
+    return win_share(buf, k, p)

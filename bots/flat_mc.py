@@ -59,10 +59,9 @@ class FlatMCBot(BaseBot):
 
     def step(self, state: Any, limit: Limit) -> int:
         started = time.monotonic()
-        deadline = 0.0
-        if limit.time is not None:
-            deadline = started + limit.time - min(self.margin, limit.time / 2)
-        n = self.n if self.n > 0 or deadline > 0 else FALLBACK_N
+        budget = self.budget(limit)
+        deadline = 0.0 if budget is None else started + budget
+        n = self.n if self.n > 0 or budget is not None else FALLBACK_N
         if self._search is None or not self._search.fits(state):
             self._search = MCSearch(state, self.level)
         seed = move_seed(self.seed, self.moves)
@@ -71,6 +70,12 @@ class FlatMCBot(BaseBot):
         self.last_search = self._search.stats()
         self.last_search["seconds"] = time.monotonic() - started
         return int(action)
+
+    def budget(self, limit: Limit) -> float | None:
+        """Seconds this move may search: the limit minus ``min(margin, limit/2)``; None without a time limit."""
+        if limit.time is None:
+            return None
+        return limit.time - min(self.margin, limit.time / 2)
 
     def restart(self) -> None:
         self.moves = 0
