@@ -300,6 +300,19 @@ class Store:
         assert league is not None
         return league
 
+    def delete_league(self, name: str) -> bool:
+        """Removes a league with its bots, games and ratings. Returns whether it existed."""
+        league = self.league(name)
+        if league is None:
+            return False
+        with _transaction(self.conn):
+            self.conn.execute("DELETE FROM game_seats WHERE game_id IN (SELECT id FROM games WHERE league_id=?)",
+                              (league.id,))
+            for table in ("ratings", "games", "bots"):
+                self.conn.execute(f"DELETE FROM {table} WHERE league_id=?", (league.id,))
+            self.conn.execute("DELETE FROM leagues WHERE id=?", (league.id,))
+        return True
+
     @staticmethod
     def _league(row: sqlite3.Row) -> League:
         return League(row["id"], row["name"], json.loads(row["config"]), row["created"], row["updated"])

@@ -1,0 +1,105 @@
+"""``arena league run CONFIG [--concurrency N] [--backend local|ray] [--address ADDR] [--db PATH]`` and
+``arena league status CONFIG``."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+
+from arena.errors import ArenaError
+
+
+@click.group("league")
+def league() -> None:
+    """Run a league described by a TOML file (docs/leagues.md); re-running resumes it."""
+
+
+@league.command("run")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+              help="Games at once (default: the league file's, else the number of cores).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where games run: worker processes here, or Ray tasks.")
+@click.option("--address", metavar="ADDR", default=None, help="Ray cluster address (default: a local Ray).")
+@click.option("--db", metavar="PATH", default=None, help="The store (overrides the league file's database).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress and no leaderboard, only the summary line.")
+def run(config: str, concurrency: int | None, backend: str, address: str | None, db: str | None,
+        quiet: bool) -> None:
+    """Play (or resume) the league in CONFIG and print its leaderboard."""
+    from arena.league import load_config
+    cfg = load_config(config)  # every check happens before the store is touched
+    summary = play_and_report(cfg, db=db, concurrency=concurrency, backend=backend, address=address, quiet=quiet)
+    if summary.errors:
+        raise ArenaError(f"{len(summary.errors)} games could not be played (first: {summary.errors[0]}); "
+                         "run the same command again to retry them")
+
+
+def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None = None, backend: str = "local",
+                    address: str | None = None, quiet: bool = False, h2h: bool = False) -> Any:
+    """Runs a league with a progress bar on stderr, then prints the summary and the leaderboard."""
+    from arena.commands.leaderboard import print_h2h, print_leaderboard
+    from arena.runner import run_league
+    from leaderboards.standings import head_to_head, standings
+    from leaderboards.store import Store
+
+    err = Console(stderr=True)
+    progress_cb = None
+    bar = None
+    if not quiet and err.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), console=err, transient=True)
+        bar.start()
+        job = bar.add_task(f"league {cfg.name}", total=None)
+
+        def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
+            bar.update(job, completed=done, total=total)
+    try:
+        summary = run_league(cfg, db=db, concurrency=concurrency, backend=backend, address=address,
+                             progress=progress_cb)
+    finally:
+        if bar is not None:
+            bar.stop()
+    line = (f"league {summary.league}: {summary.played} games played in {summary.elapsed:.1f} s, "
+            f"{summary.already} already stored, {summary.scheduled} scheduled")
+    if summary.skipped:
+        line += f", {summary.skipped} skipped (probation: {', '.join(summary.probation)})"
+    click.echo(line)
+    if quiet:
+        return summary
+    with Store.open(summary.database) as store:
+        lg = store.find_league(cfg.name)
+        rows = standings(store, lg.id)
+        print_leaderboard(Console(), lg.name, rows, store.count_games(lg.id))
+        if h2h:
+            print_h2h(Console(), rows, head_to_head(store, lg.id, rows))
+    sys.stdout.flush()
+    return summary
+
+
+@league.command("status")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--db", metavar="PATH", default=None, help="The store (overrides the league file's database).")
+def status(config: str, db: str | None) -> None:
+    """Show how much of the league's schedule is stored, without playing."""
+    from pathlib import Path
+
+    from arena.league import load_config
+    from arena.runner import plan
+    from leaderboards.store import DEFAULT_DB, Store
+    cfg = load_config(config)
+    path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
+    with Store.open(path) as store:
+        lg = store.league(cfg.name)
+        if lg is None:
+            click.echo(f"league {cfg.name}: not started ({path})")
+            return
+        fixtures = plan(store, lg.id, cfg)
+        done = store.schedule_keys(lg.id)
+        missing = sum(f.key not in done for f in fixtures)
+        probation = [b.label for b in store.bots(lg.id, include_retired=False) if b.status == "probation"]
+        click.echo(f"league {cfg.name}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
+                   f"{store.count_games(lg.id)} games in the store"
+                   + (f"; on probation: {', '.join(probation)}" if probation else ""))

@@ -1,0 +1,112 @@
+"""``arena replay GAME_ID [--db PATH] [--verify] [--no-board]``: a stored game move by move."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from arena.errors import ArenaError, ConfigError
+from leaderboards.store import DEFAULT_DB, Store, StoredGame
+
+
+class Divergence(ArenaError):
+    """A stored game does not re-simulate to what was stored (exit status 1)."""
+
+
+@click.command("replay")
+@click.argument("game_id", type=int)
+@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+@click.option("--verify", is_flag=True, help="Re-simulate the game and fail at the first divergence.")
+@click.option("--no-board", is_flag=True, help="Only the moves, no board after each one.")
+def replay(game_id: int, db: str, verify: bool, no_board: bool) -> None:
+    """Print a stored game move by move with the board (GAME_ID as listed by the leaderboard tools)."""
+    with Store.open(db) as store:
+        stored = store.game(game_id)
+        if stored is None:
+            raise ConfigError(f"no game {game_id} in {db}")
+        league = next((lg.name for lg in store.leagues() if lg.id == stored.league_id), "?")
+    if verify:
+        moves = verify_game(stored)
+        click.echo(f"game {game_id} verified: {moves} actions re-simulated, seats, legality and returns match")
+        return
+    print_game(stored, league, board=not no_board)
+
+
+def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
+    import games as games_pkg
+    game = games_pkg.load(g.game)
+    click.echo(f"game {g.id} of league {league}: {g.game}, seed {g.seed}, round {g.round}")
+    click.echo("seats: " + ", ".join(f"{s}={name}" for s, name in enumerate(g.players)))
+    state = game.new_initial_state()
+    if board:
+        click.echo(str(state))
+    decision = 0
+    for i, action in enumerate(g.history):
+        seat = state.current_player()
+        text = _action_text(state, action)
+        if seat < 0:
+            click.echo(f"{i + 1:4d}. chance: {text}")
+        else:
+            wall = g.wall_times[decision] if decision < len(g.wall_times) else None
+            timing = f"  [{1000 * wall:.1f} ms]" if wall is not None else ""
+            click.echo(f"{i + 1:4d}. seat {seat} ({g.players[seat]}): {text}{timing}")
+            decision += 1
+        state.apply_action(action)
+        if board:
+            click.echo(str(state))
+    for f in g.failures:
+        click.echo(f"seat {f['seat']} ({g.players[f['seat']]}) failed: {f['reason']} at action {f['move_number']}"
+                   + (f": {f['detail'].splitlines()[-1]}" if f.get("detail") else ""))
+    result = ", ".join(f"{g.players[s]} {r:+g} ({t})" for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
+    click.echo(f"result: {result}")
+
+
+def _action_text(state: Any, action: int) -> str:
+    try:
+        return f"{state.action_to_string(action)} ({action})"
+    except Exception:  # noqa: BLE001 - a tampered or illegal action still prints
+        return str(action)
+
+
+def verify_game(g: StoredGame) -> int:
+    """Re-simulates a stored game; returns the number of actions.
+
+    Raises:
+        Divergence: at the first action that is illegal, made by the wrong seat, or after the end, or when the
+            stored returns are not the returns of the re-simulated game.
+    """
+    import games as games_pkg
+    from arena.records import forfeit_returns
+    game = games_pkg.load(g.game)
+    state = game.new_initial_state()
+    decision = 0
+    for i, action in enumerate(g.history):
+        where = f"game {g.id} diverges at action {i + 1}"
+        if state.is_terminal():
+            raise Divergence(f"{where}: the game was already over, yet the history goes on ({action})")
+        seat = state.current_player()
+        if seat < 0:
+            outcomes = [a for a, p in state.chance_outcomes() if p > 0]
+            if action not in outcomes:
+                raise Divergence(f"{where}: chance outcome {action} is impossible here (possible: {outcomes})")
+        else:
+            if decision < len(g.move_seats) and g.move_seats[decision] != seat:
+                raise Divergence(f"{where}: stored mover is seat {g.move_seats[decision]}, the game says seat {seat}")
+            legal = state.legal_actions()
+            if action not in legal:
+                raise Divergence(f"{where}: seat {seat} played {action}, which is illegal (legal: {legal[:20]})")
+            decision += 1
+        state.apply_action(action)
+    forfeits = [s for s, t in enumerate(g.terminations) if t != "normal"]
+    if forfeits:
+        expected = forfeit_returns(game.num_players(), forfeits[0], game.min_utility())
+    elif state.is_terminal():
+        expected = list(state.returns())
+    elif g.info.get("adjudicated"):
+        expected = [0.0] * game.num_players()
+    else:
+        raise Divergence(f"game {g.id} diverges at the end: the history stops before the game is over and no seat "
+                         "failed")
+    if any(abs(a - b) > 1e-9 for a, b in zip(expected, g.returns)) or len(expected) != len(g.returns):
+        raise Divergence(f"game {g.id} diverges at the end: stored returns {g.returns}, re-simulated {expected}")
+    return len(g.history)

@@ -1,0 +1,82 @@
+"""``arena submit FILE --league NAME [--name NAME] [--db PATH]``: validate a bot file and enter it.
+
+Exit status: 0 entered; 2 usage errors (missing file, unknown league or store, a name taken by the league
+file); 1 the bot was refused (it failed its validation games), with the reason.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.errors import ArenaError, ConfigError
+from leaderboards.store import DEFAULT_DB, Store
+
+
+class BotRefused(ArenaError):
+    """The submitted bot failed validation (exit status 1)."""
+
+
+@click.command("submit")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--league", "league_name", required=True, metavar="NAME", help="The league to enter.")
+@click.option("--name", metavar="NAME", default=None, help="Display name (default: the file name without .py).")
+@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+def submit(file: str, league_name: str, name: str | None, db: str) -> None:
+    """Validate a bot file in the sandbox (it loads and plays each league game against random within the
+    league's limits), store a copy, and enter it: the next `arena league run` plays only its games."""
+    path = Path(file)
+    if not path.is_file():
+        raise ConfigError(f"bot file {file} not found")
+    if path.suffix != ".py":
+        raise ConfigError(f"a bot is a Python file defining class Bot; {file} does not end in .py")
+    source = path.read_text()
+    name = (name or path.stem).strip()
+    if not name:
+        raise ConfigError("--name must not be empty")
+    with Store.open(db) as store:
+        league = store.find_league(league_name)
+        current = store.current_bot(league.id, name)
+        if current is not None and current.origin == "config":
+            raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")
+        problem = validate(path.name, source, league.config)
+        if problem:
+            raise BotRefused(f"bot {name!r} refused: {problem}")
+        bot, new = store.upsert_bot(league.id, name, origin="submit", filename=path.name, source=source,
+                                    reactivate=True)
+    what = f"entered as {bot.label}" if new else f"unchanged ({bot.label}); probation lifted" \
+        if current is not None and current.status == "probation" else f"unchanged ({bot.label})"
+    click.echo(f"{name}: passed validation, {what} in league {league.name}; "
+               f"run `arena league run` on the league file to play its games")
+
+
+def validate(filename: str, source: str, config: dict[str, Any]) -> str | None:
+    """Plays one game per league game against ``random`` (the bot in seat 0) through the referee.
+
+    Returns:
+        None when the bot passed, else the reason it was refused.
+    """
+    from arena.limits import Limits
+    from arena.runner import Task, play_task
+    from leaderboards.store import content_hash
+
+    import games as games_pkg
+    digest = content_hash(source)
+    limits = Limits.from_dict(config.get("limits", {}))
+    for i, spec in enumerate(config.get("games", [])):
+        seats = games_pkg.load(spec).num_players()
+        task = Task(key=f"validate|{spec}", game=spec, round=0, seats=tuple(range(seats)),
+                    bots=(f"file:{digest}",) + ("random",) * (seats - 1), names=(filename,) + ("random",) * (seats - 1),
+                    seed=int(config.get("seed", 0)) + i, limits=limits.to_dict(), on_failure="lose",
+                    files={digest: (filename, source)})
+        record = play_task(task)
+        if "error" in record:
+            return f"the referee could not play the validation game of {spec}: {record['error']}"
+        reason = record["terminations"][0]
+        if reason != "normal":
+            details = [f.get("detail", "") for f in record.get("failures", []) if f.get("seat") == 0]
+            detail = (details[0].strip().splitlines() or [""])[-1] if details and details[0] else \
+                record.get("info", {}).get("error", "")
+            return f"{reason} in its validation game of {spec}" + (f" ({detail[:300]})" if detail else "")
+    return None
