@@ -1,0 +1,286 @@
+"""Per-bot cgroups on cgroup v1, v2 and hybrid hosts: memory and process limits, tree kill, freeze, CPU time.
+
+Each bot gets its own group *under the referee's own cgroup path* (``/proc/self/cgroup``) in every
+hierarchy that offers something useful:
+
+- v2 (pure or the hybrid ``unified`` mount): ``cgroup.kill`` (kills the whole tree, setsid'd and
+  double-forked children included), ``cgroup.freeze``, ``cpu.stat``, and ``memory.max``/``pids.max`` when
+  those controllers are enabled for our subtree;
+- v1: ``memory`` (limit, swap limit, OOM counter), ``pids``, ``freezer`` and ``cpuacct``.
+
+The child joins its groups itself (``join_paths``) before it drops root, so nothing it starts escapes.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+
+ROOT = "/sys/fs/cgroup"
+PARENT = "arena-sandbox"
+
+
+def _own_paths() -> tuple[str | None, dict[str, str]]:
+    """(v2 path, {v1 controller: path}) from /proc/self/cgroup."""
+    v2: str | None = None
+    v1: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                hid, controllers, path = line.rstrip("\n").split(":", 2)
+                if hid == "0":
+                    v2 = path
+                else:
+                    for c in controllers.split(","):
+                        v1[c] = path
+    except OSError:
+        pass
+    return v2, v1
+
+
+def _v2_mount() -> str | None:
+    for candidate in (ROOT, os.path.join(ROOT, "unified")):
+        if os.path.exists(os.path.join(candidate, "cgroup.controllers")):
+            return candidate
+    return None
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+@dataclass
+class Capabilities:
+    """What per-bot cgroups can do on this host (probed once by creating and removing a group)."""
+
+    memory: str | None = None
+    """"v1" or "v2" when a memory limit can be set."""
+    pids: str | None = None
+    kill: bool = False
+    """cgroup.kill (v2)."""
+    freeze: str | None = None
+    cpu: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BotCgroup:
+    """The cgroups of one running bot."""
+
+    name: str
+    dirs: dict[str, str] = field(default_factory=dict)
+    """hierarchy key ("v2", "memory", "pids", "freezer", "cpuacct") -> directory."""
+    memory: str | None = None
+    pids: str | None = None
+    freeze_kind: str | None = None
+    cpu_kind: str | None = None
+    problems: list[str] = field(default_factory=list)
+    _freeze_fd: int = -1
+    _cpu_fd: int = -1
+
+    @classmethod
+    def create(cls, name: str, memory_bytes: int | None, max_pids: int | None) -> "BotCgroup":
+        """Creates the groups it can; never raises (``problems`` says what failed)."""
+        group = cls(name)
+        v2path, v1paths = _own_paths()
+        mount = _v2_mount()
+        if mount is not None and v2path is not None:
+            parent = os.path.join(mount, v2path.lstrip("/"), PARENT)
+            try:
+                os.makedirs(parent, exist_ok=True)
+                d = os.path.join(parent, name)
+                os.mkdir(d)
+                group.dirs["v2"] = d
+                enabled = set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
+                wanted = {"memory", "pids"} & set(_read(os.path.join(parent, "cgroup.controllers")).split())
+                if wanted - enabled:
+                    try:
+                        _write(os.path.join(parent, "cgroup.subtree_control"), " ".join("+" + c for c in wanted - enabled))
+                    except OSError as exc:
+                        group.problems.append(f"v2 controllers {sorted(wanted)} not delegated: {exc.strerror}")
+                if memory_bytes and os.path.exists(os.path.join(d, "memory.max")):
+                    _write(os.path.join(d, "memory.max"), str(memory_bytes))
+                    if os.path.exists(os.path.join(d, "memory.swap.max")):
+                        _write(os.path.join(d, "memory.swap.max"), "0")
+                    group.memory = "v2"
+                if max_pids and os.path.exists(os.path.join(d, "pids.max")):
+                    _write(os.path.join(d, "pids.max"), str(max_pids))
+                    group.pids = "v2"
+                if os.path.exists(os.path.join(d, "cgroup.freeze")):
+                    group.freeze_kind = "v2"
+                if os.path.exists(os.path.join(d, "cpu.stat")):
+                    group.cpu_kind = "v2"
+            except OSError as exc:
+                group.problems.append(f"v2 cgroup: {exc.strerror or exc}")
+        for controller in ("memory", "pids", "freezer", "cpuacct"):
+            if controller == "memory" and group.memory or controller == "pids" and group.pids:
+                continue
+            if controller == "freezer" and group.freeze_kind or controller == "cpuacct" and group.cpu_kind:
+                continue
+            base = os.path.join(ROOT, controller)
+            if controller not in v1paths or not os.path.exists(os.path.join(base, "tasks")):
+                continue
+            try:
+                parent = os.path.join(base, v1paths[controller].lstrip("/"), PARENT)
+                os.makedirs(parent, exist_ok=True)
+                d = os.path.join(parent, name)
+                os.mkdir(d)
+                group.dirs[controller] = d
+                if controller == "memory" and memory_bytes:
+                    _write(os.path.join(d, "memory.limit_in_bytes"), str(memory_bytes))
+                    try:  # also forbid swapping (memsw counts memory + swap)
+                        _write(os.path.join(d, "memory.memsw.limit_in_bytes"), str(memory_bytes))
+                    except OSError:
+                        pass
+                    group.memory = "v1"
+                elif controller == "pids" and max_pids:
+                    _write(os.path.join(d, "pids.max"), str(max_pids))
+                    group.pids = "v1"
+                elif controller == "freezer":
+                    group.freeze_kind = "v1"
+                elif controller == "cpuacct":
+                    group.cpu_kind = "v1"
+            except OSError as exc:
+                group.problems.append(f"v1 {controller}: {exc.strerror or exc}")
+        group._open_fast_paths()
+        return group
+
+    def _open_fast_paths(self) -> None:
+        # Keep the freeze and CPU files open: a write/pread per move instead of open+close.
+        try:
+            if self.freeze_kind == "v2":
+                self._freeze_fd = os.open(os.path.join(self.dirs["v2"], "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
+            elif self.freeze_kind == "v1":
+                self._freeze_fd = os.open(os.path.join(self.dirs["freezer"], "freezer.state"), os.O_WRONLY | os.O_CLOEXEC)
+            if self.cpu_kind == "v2":
+                self._cpu_fd = os.open(os.path.join(self.dirs["v2"], "cpu.stat"), os.O_RDONLY | os.O_CLOEXEC)
+            elif self.cpu_kind == "v1":
+                self._cpu_fd = os.open(os.path.join(self.dirs["cpuacct"], "cpuacct.usage"), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            self.problems.append(f"cgroup files: {exc.strerror}")
+
+    @property
+    def can_kill(self) -> bool:
+        return "v2" in self.dirs and os.path.exists(os.path.join(self.dirs["v2"], "cgroup.kill"))
+
+    def join_paths(self) -> list[str]:
+        """The ``cgroup.procs`` files a child writes ``0`` to in order to join every group."""
+        return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
+
+    def freeze(self, frozen: bool = True) -> None:
+        """Freezes (or thaws) every process of the bot. Best effort: a dead group is ignored."""
+        if self._freeze_fd < 0:
+            return
+        value = (b"1" if frozen else b"0") if self.freeze_kind == "v2" else (b"FROZEN" if frozen else b"THAWED")
+        try:
+            os.write(self._freeze_fd, value)
+        except OSError:
+            pass
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process of the bot so far (None when not measurable)."""
+        if self._cpu_fd < 0:
+            return None
+        try:
+            text = os.pread(self._cpu_fd, 4096, 0)
+        except OSError:
+            return None
+        if self.cpu_kind == "v2":
+            for line in text.split(b"\n"):
+                if line.startswith(b"usage_usec"):
+                    return int(line.split()[1]) / 1e6
+            return None
+        return int(text) / 1e9
+
+    def oom_killed(self) -> bool:
+        """True when the kernel OOM-killed a process of this group (the memory limit was hit)."""
+        try:
+            if self.memory == "v2":
+                text = _read(os.path.join(self.dirs["v2"], "memory.events"))
+                return any(l.startswith("oom_kill ") and int(l.split()[1]) > 0 for l in text.splitlines())
+            if self.memory == "v1":
+                d = self.dirs["memory"]
+                text = _read(os.path.join(d, "memory.oom_control"))
+                if any(l.startswith("oom_kill ") and int(l.split()[1]) > 0 for l in text.splitlines()):
+                    return True
+                return int(_read(os.path.join(d, "memory.failcnt")) or 0) > 0 and \
+                    int(_read(os.path.join(d, "memory.max_usage_in_bytes"))) >= \
+                    int(_read(os.path.join(d, "memory.limit_in_bytes"))) - (1 << 20)
+        except (OSError, ValueError, KeyError):
+            pass
+        return False
+
+    def pids_in_group(self) -> list[int]:
+        """Every process still in any of the bot's groups."""
+        found: set[int] = set()
+        for d in self.dirs.values():
+            try:
+                found.update(int(p) for p in _read(os.path.join(d, "cgroup.procs")).split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def kill(self, timeout: float = 2.0) -> bool:
+        """Kills every process of the bot (the whole tree) and waits until the groups are empty."""
+        if self.can_kill:
+            try:
+                _write(os.path.join(self.dirs["v2"], "cgroup.kill"), "1")
+            except OSError:
+                pass
+        else:  # v1: freeze so nothing forks while we kill, SIGKILL everyone, thaw so the kills land
+            self.freeze(True)
+            for pid in self.pids_in_group():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        self.freeze(False)
+        deadline = time.monotonic() + timeout
+        while self.pids_in_group():
+            if time.monotonic() > deadline:
+                return False
+            for pid in self.pids_in_group():  # stragglers (v1 race with a fork)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.002)
+        return True
+
+    def destroy(self) -> None:
+        """Kills what is left and removes the groups."""
+        self.kill()
+        for fd in (self._freeze_fd, self._cpu_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._freeze_fd = self._cpu_fd = -1
+        for d in self.dirs.values():
+            for _ in range(50):
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)
+        self.dirs.clear()
+
+
+_CAPS: Capabilities | None = None
+
+
+def probe() -> Capabilities:
+    """What per-bot cgroups can do here (cached)."""
+    global _CAPS
+    if _CAPS is None:
+        g = BotCgroup.create(f"probe-{os.getpid()}-{time.monotonic_ns()}", 64 << 20, 8)
+        _CAPS = Capabilities(g.memory, g.pids, g.can_kill, g.freeze_kind, g.cpu_kind, list(g.problems))
+        g.destroy()
+    return _CAPS

@@ -1,0 +1,112 @@
+"""The layer report: which sandbox layers are active on this machine, and which are mandatory.
+
+Mandatory layers (a bot *file* is refused without them unless the user says the code is trusted):
+``no_new_privs``, ``seccomp`` (no exec, no processes but threads, no sockets, no ptrace, no
+namespaces or mounts), ``landlock`` (read-only filesystem allow-list, no TCP) and ``rlimits``
+(memory, CPU, files). All four work without root on a Landlock kernel. The others add depth where
+the machine allows: a dedicated uid per bot (root), mount/network namespaces (root or unprivileged
+user namespaces), per-bot cgroups for memory, pids, tree kill, freezing and CPU accounting.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from arena.sandbox import _sys, cgroups, landlock, seccomp
+
+MANDATORY = ("no_new_privs", "seccomp", "landlock", "rlimits")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One isolation layer."""
+
+    name: str
+    active: bool
+    mandatory: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _probe_namespaces(flags: int, userns: bool) -> str | None:
+    """Tries unshare(flags) + a private mount in a throwaway child; None on success, else the error."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: system calls only
+        os.close(r)
+        try:
+            _sys.unshare(flags)
+            if userns:
+                for name, text in (("setgroups", "deny"), ("uid_map", f"{os.getuid()} {os.getuid()} 1")):
+                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+                    os.write(fd, text.encode())
+                    os.close(fd)
+            _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
+            os._exit(0)
+        except BaseException as exc:  # noqa: BLE001
+            os.write(w, str(exc).encode()[:300])
+            os._exit(1)
+    os.close(w)
+    message = os.read(r, 400).decode(errors="replace")
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return None if status == 0 else (message or f"status {status}")
+
+
+_REPORT: list[Layer] | None = None
+
+
+def report(refresh: bool = False) -> list[Layer]:
+    """Every layer with its state on this machine (cached per process)."""
+    global _REPORT
+    if _REPORT is not None and not refresh:
+        return _REPORT
+    root = os.geteuid() == 0
+    layers: list[Layer] = []
+
+    def add(name: str, active: bool, detail: str) -> None:
+        layers.append(Layer(name, active, name in MANDATORY, detail))
+
+    add("uid", root, "a dedicated uid per running bot (20000 + slot), no groups" if root else
+        "not root: bots run under your own uid (the other layers still apply)")
+    add("no_new_privs", True, "PR_SET_NO_NEW_PRIVS: setuid binaries cannot raise privileges")
+    flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET
+    problem = _probe_namespaces(flags if root else flags | _sys.CLONE_NEWUSER, not root)
+    ns_detail = "" if problem is None else f": {problem}"
+    if not root:
+        add("user_namespace", problem is None, "unprivileged user namespace for the mounts" + ns_detail)
+    add("mount_namespace", problem is None,
+        "only the interpreter, venv, arena packages, system libraries and the bot's directory exist, read-only"
+        + ns_detail)
+    add("network_namespace", problem is None, "own network namespace: no interfaces but a down loopback" + ns_detail)
+    abi = landlock.abi_version()
+    add("landlock", abi >= 1, f"ABI {abi}: read-only allow-list" + (", TCP denied" if abi >= 4 else "")
+        + (", signals and abstract sockets scoped" if abi >= 6 else "") if abi else "Landlock not available in this kernel")
+    add("seccomp", seccomp.is_supported(), "no exec, fork (threads only), sockets, ptrace, namespaces, mounts, io_uring"
+        if seccomp.is_supported() else f"no filter for {_sys.MACHINE} or no kernel support")
+    caps = cgroups.probe()
+    problems = f" ({'; '.join(caps.problems)})" if caps.problems else ""
+    add("cgroup_memory", caps.memory is not None, f"per-bot memory limit (cgroup {caps.memory})" if caps.memory
+        else "no memory cgroup: RLIMIT_AS only" + problems)
+    add("cgroup_pids", caps.pids is not None, f"per-bot process limit (cgroup {caps.pids})" if caps.pids
+        else "no pids cgroup: RLIMIT_NPROC only" + problems)
+    add("cgroup_kill", caps.kill, "cgroup.kill takes the whole process tree" if caps.kill
+        else "no cgroup.kill: processes killed one by one from the group list" + problems)
+    add("freeze", caps.freeze is not None, f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer)"
+        if caps.freeze else "no freezer: a bot may compute on its opponent's time" + problems)
+    add("cpu_accounting", caps.cpu is not None, f"CPU time of the whole bot tree (cgroup {caps.cpu})" if caps.cpu
+        else "CPU time of the main thread only (/proc/<pid>/schedstat)")
+    add("rlimits", True, "RLIMIT_AS, CPU, NOFILE, FSIZE, NPROC, CORE set before bot code runs")
+    _REPORT = layers
+    return layers
+
+
+def active(name: str) -> bool:
+    return any(layer.name == name and layer.active for layer in report())
+
+
+def missing_mandatory() -> list[str]:
+    """Names of mandatory layers that are not active here."""
+    return [layer.name for layer in report() if layer.mandatory and not layer.active]

@@ -1,0 +1,149 @@
+"""The wire format between the referee and a bot process: length-prefixed JSON with a size cap.
+
+A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON. Nothing is ever
+unpickled. Parsing is strict: oversized frames, bad UTF-8, ``NaN``/``Infinity``, integers too long
+to convert, nesting deep enough to hit the recursion limit and non-object payloads all raise
+:class:`FrameError` (a :class:`arena.errors.ProtocolError`), which the referee records as a forfeit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from typing import Any
+
+from arena.errors import ProtocolError
+
+HEADER = struct.Struct(">I")
+MAX_BOT_MESSAGE = 64 * 1024
+"""Largest frame a bot may send (an answer is a few bytes; 64 KiB leaves room for error details)."""
+MAX_REFEREE_MESSAGE = 16 * 1024 * 1024
+"""Largest frame the referee sends (a game history)."""
+MAX_DEPTH = 8
+"""Deepest nesting accepted in a bot's message (answers are flat)."""
+
+
+class FrameError(ProtocolError):
+    """A malformed, oversized or unparseable frame."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise FrameError(f"non-finite number {name} in message")
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One frame for ``message`` (compact JSON, NaN refused)."""
+    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+    return HEADER.pack(len(body)) + body
+
+
+def frame_length(header: bytes, cap: int) -> int:
+    """The body length announced by a 4-byte header; FrameError above ``cap``."""
+    (length,) = HEADER.unpack(header)
+    if length > cap:
+        raise FrameError(f"message of {length} bytes exceeds the {cap}-byte limit")
+    return length
+
+
+def _depth(value: Any, limit: int) -> int:
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            break
+        if isinstance(item, dict):
+            stack.extend((v, d + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, d + 1) for v in item)
+    return deepest
+
+
+def decode(body: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """Parses one frame body into a dict.
+
+    Raises:
+        FrameError: invalid UTF-8 or JSON, non-finite numbers, huge integers, too deep, not an object.
+    """
+    # Cheap pre-check: deep nesting needs many brackets; refuse before json recurses at all.
+    if body.count(b"[") + body.count(b"{") > 4 * max_depth and _bracket_depth(body) > max_depth:
+        raise FrameError(f"message nested deeper than {max_depth} levels")
+    try:
+        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except FrameError:
+        raise
+    except (UnicodeDecodeError, ValueError, RecursionError, TypeError) as exc:  # ValueError: bad JSON, huge ints
+        raise FrameError(f"unparseable message: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if not isinstance(value, dict):
+        raise FrameError(f"message must be a JSON object, got {type(value).__name__}")
+    if _depth(value, max_depth) > max_depth:
+        raise FrameError(f"message nested deeper than {max_depth} levels")
+    return value
+
+
+def _bracket_depth(body: bytes) -> int:
+    """Maximum bracket nesting, ignoring string contents (a linear scan, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def parse_action(message: dict[str, Any], num_actions: int | None = None) -> int:
+    """The action in a bot's ``{"action": int}`` answer.
+
+    Raises:
+        FrameError: missing, not a plain integer (bools, floats and strings refused) or out of range.
+    """
+    action = message.get("action")
+    if isinstance(action, bool) or not isinstance(action, int):
+        raise FrameError(f"answer must be {{\"action\": <int>}}, got {str(message)[:200]}")
+    if action < 0 or (num_actions is not None and action >= num_actions) or action >= 2**63:
+        raise FrameError(f"action {str(action)[:40]} is outside the game's action ids")
+    return action
+
+
+# -- blocking helpers for the bot side (the referee side uses non-blocking reads with deadlines) --------
+def read_frame(fd: int, cap: int = MAX_REFEREE_MESSAGE) -> dict[str, Any] | None:
+    """Reads one frame from a blocking fd; None at end of file."""
+    header = _read_exactly(fd, HEADER.size)
+    if header is None:
+        return None
+    body = _read_exactly(fd, frame_length(header, cap))
+    if body is None:
+        return None
+    return decode(body, max_depth=64)
+
+
+def write_frame(fd: int, message: dict[str, Any]) -> None:
+    """Writes one frame to a blocking fd."""
+    data = memoryview(encode(message))
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    chunks = []
+    while n:
+        chunk = os.read(fd, n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)

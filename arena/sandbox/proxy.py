@@ -1,0 +1,343 @@
+"""The referee's handle on one sandboxed bot process (``BotProcess``): a bot object for ``arena.play``.
+
+``step(state, limit)`` thaws the bot, sends it the actions it has not seen, and waits with ``select``
+for an answer until the move's deadline, draining the bot's stderr into a small ring buffer. Every
+failure raises an :class:`arena.errors.BotError` subclass with a reason (timeout, crash, memory,
+illegal, protocol); ``alive`` tells ``arena.play`` whether the bot can go on (COMP424's random-move
+rule keeps a bot that merely timed out: it is frozen and its late answer is discarded by id).
+"""
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from arena.errors import BotCrashedError, BotError, BotMemoryError, BotTimeoutError, IllegalMoveError, ProtocolError
+from arena.limits import Limits
+from arena.sandbox import protocol
+from arena.sandbox.protocol import FrameError
+
+STDERR_KEEP = 16 * 1024
+"""Bytes of the bot's stderr kept (the tail) for crash reports."""
+GRACE = 0.05
+"""Seconds added to every deadline: the referee's clock and the bot's disagree by a few ms on a busy machine."""
+
+
+def deadline_for(seconds: float) -> float:
+    """Wall-clock allowance the referee enforces for a move limit of ``seconds``."""
+    return seconds * 1.02 + GRACE
+
+
+class BotProcess:
+    """One bot in its own (sandboxed) process for one game."""
+
+    def __init__(self, bot: dict[str, Any], game: Any, seat: int, seed: int, limits: Limits, *,
+                 sandbox: Any, name: str = "") -> None:
+        """Starts the process; start-up failures are kept and raised by the first ``step``.
+
+        Args:
+            bot: ``{"kind": "builtin", "spec": ...}`` or ``{"kind": "file", "path": ...}``.
+            sandbox: an :class:`arena.sandbox.runner.Sandbox` that knows the active layers.
+        """
+        self.name = name or bot.get("spec") or os.path.basename(bot.get("path", "bot"))
+        self.seat = seat
+        self.limits = limits
+        self.alive = True
+        self.last_cpu_time: float | None = None
+        self.layers: dict[str, Any] = {}
+        self.uid: int | None = None
+        self._game = game
+        self._mirror = game.new_initial_state()
+        self._sent = 0
+        self._moves = 0
+        self._next_id = 1
+        self._buffer = bytearray()
+        self._stderr = bytearray()
+        self._pending_error: BotError | None = None
+        self._ready = False
+        self._cpu_mark: float | None = None
+        self._closed = False
+        self.proc: subprocess.Popen | None = None
+        self._cg = None
+        self._slot = None
+        req_r, self._req_w = os.pipe2(os.O_CLOEXEC)
+        self._resp_r, resp_w = os.pipe2(os.O_CLOEXEC)
+        self._err_r, err_w = os.pipe2(os.O_CLOEXEC)
+        for fd in (self._req_w, self._resp_r, self._err_r):
+            os.set_blocking(fd, False)
+        try:
+            self.proc, self._cg, self._slot, plan = sandbox.start(bot, (req_r, resp_w), err_w)
+            self.uid = plan.uid if plan.mode == "root" else os.getuid()
+            bot_msg = dict(bot)
+            if bot["kind"] == "file":
+                bot_msg["path"] = os.path.join(plan.bot_dir_inside, os.path.basename(bot["path"]))
+            init = {"type": "init", "game": str(game), "seat": seat, "seed": seed, "bot": bot_msg,
+                    "layers": {"landlock": sandbox.use_landlock, "seccomp": sandbox.use_seccomp,
+                               "read_paths": plan.read_paths}}
+            self._write(protocol.encode(init), time.monotonic() + 5.0)
+        except (OSError, BotError) as exc:
+            self._drain_stderr()
+            self._pending_error = BotCrashedError(f"bot process failed to start: {exc}{self._stderr_tail()}")
+            self.alive = False
+        finally:
+            for fd in (req_r, resp_w, err_w):
+                os.close(fd)
+
+    # -- the bot protocol -----------------------------------------------------------------------
+    def step(self, state: Any, limit: Any) -> int:
+        """Asks the bot for a move within this bot's own move limit; raises BotError on any failure."""
+        if self._pending_error is not None:
+            raise self._pending_error
+        if not self.alive:
+            raise BotCrashedError("bot process is not running")
+        seconds = self.limits.time_for(self._moves)
+        first = self._moves == 0
+        self._moves += 1
+        started = time.monotonic()
+        if not self._ready:
+            self._await_ready(started + deadline_for(self.limits.first_move_time))
+            started = time.monotonic()
+        deadline = started + deadline_for(seconds)
+        history = state.history()
+        actions = []
+        for action in history[self._sent:]:
+            actions.append([self._mirror.current_player(), action])
+            self._mirror.apply_action(action)
+        self._sent = len(history)
+        request_id = self._next_id
+        self._next_id += 1
+        message = {"type": "step", "id": request_id, "actions": actions,
+                   "limit": {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first}}
+        self._thaw()
+        try:
+            self._write(protocol.encode(message), deadline)
+            while True:
+                reply = self._read_message(deadline)
+                if reply.get("id") == request_id:
+                    break
+                if "id" not in reply:
+                    self._raise_reported(reply)
+                # a late answer to a move that already timed out: discard it
+        except BotTimeoutError:
+            self._freeze()
+            raise
+        self._freeze()
+        if "action" not in reply:
+            if "bad_action" in reply:
+                raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
+            self._kill()
+            raise ProtocolError(f"answer without an action: {str(reply)[:200]}")
+        try:
+            return protocol.parse_action(reply, self._game.num_distinct_actions())
+        except FrameError:
+            raise IllegalMoveError(f"action {str(reply.get('action'))[:40]} is not an action id of {self._game}") from None
+
+    def _await_ready(self, deadline: float) -> None:
+        reply = self._read_message(deadline)
+        if reply.get("type") != "ready":
+            self._raise_reported(reply)
+        self._ready = True
+        self.layers = reply.get("layers", {})
+        if isinstance(self.layers.get("uid"), int):
+            self.uid = self.layers["uid"]
+        self._freeze()
+
+    def _raise_reported(self, reply: dict[str, Any]) -> None:
+        """The bot reported its own failure (or sent something that is not part of the protocol)."""
+        if reply.get("type") == "error":
+            reason = reply.get("reason")
+            self._wait_exit(0.5)
+            self._drain_stderr()
+            detail = f"{str(reply.get('detail', ''))[:300]}{self._stderr_tail()}"
+            self._kill()
+            if reason == "memory":
+                raise BotMemoryError(f"bot ran out of memory: {detail}")
+            raise BotCrashedError(f"bot raised an exception: {detail}")
+        self._kill()
+        raise ProtocolError(f"unexpected message from bot: {str(reply)[:200]}")
+
+    # -- I/O with deadlines ------------------------------------------------------------------------
+    def _write(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._req_w, view)
+                view = view[n:]
+                continue
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                self._died()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._timed_out()
+            select.select([self._err_r], [self._req_w], [], remaining)
+            self._drain_stderr()
+
+    def _read_message(self, deadline: float) -> dict[str, Any]:
+        while True:
+            message = self._take_frame()
+            if message is not None:
+                return message
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._timed_out()
+            readable, _, _ = select.select([self._resp_r, self._err_r], [], [], remaining)
+            if self._err_r in readable:
+                self._drain_stderr()
+            if self._resp_r in readable:
+                try:
+                    chunk = os.read(self._resp_r, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    self._died()
+                self._buffer += chunk
+                if len(self._buffer) > protocol.MAX_BOT_MESSAGE + protocol.HEADER.size:
+                    self._check_header()
+
+    def _check_header(self) -> None:
+        try:
+            protocol.frame_length(bytes(self._buffer[:4]), protocol.MAX_BOT_MESSAGE)
+        except FrameError as exc:
+            self._kill()
+            raise ProtocolError(str(exc)) from None
+
+    def _take_frame(self) -> dict[str, Any] | None:
+        if len(self._buffer) < 4:
+            return None
+        try:
+            length = protocol.frame_length(bytes(self._buffer[:4]), protocol.MAX_BOT_MESSAGE)
+            if len(self._buffer) < 4 + length:
+                return None
+            body = bytes(self._buffer[4:4 + length])
+            del self._buffer[:4 + length]
+            return protocol.decode(body)
+        except FrameError as exc:
+            self._kill()
+            raise ProtocolError(str(exc)) from None
+
+    def _drain_stderr(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._err_r, 1 << 16)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self._stderr += chunk
+            if len(self._stderr) > 2 * STDERR_KEEP:
+                del self._stderr[:-STDERR_KEEP]
+
+    def stderr_text(self) -> str:
+        """The tail of everything the bot printed (stdout and stderr)."""
+        self._drain_stderr()
+        return bytes(self._stderr[-STDERR_KEEP:]).decode("utf-8", "replace")
+
+    def _stderr_tail(self, lines: int = 12) -> str:
+        tail = self.stderr_text().rstrip().splitlines()[-lines:]
+        return ("\n" + "\n".join(line[:300] for line in tail)) if tail else ""
+
+    # -- failures ----------------------------------------------------------------------------------
+    def _timed_out(self) -> None:
+        self._freeze()
+        if self.limits.debug:
+            return
+        raise BotTimeoutError(f"no answer within the move time ({self.limits.time_for(max(self._moves - 1, 0)):g} s)")
+
+    def _died(self) -> None:
+        """The process closed its pipe: find out why (OOM kill, CPU limit, exception, signal)."""
+        code = self._wait_exit(1.0)
+        self._drain_stderr()
+        oom = self._cg is not None and self._cg.oom_killed()
+        self._kill()
+        tail = self._stderr_tail()
+        if oom or "MemoryError" in tail[-2000:]:
+            raise BotMemoryError(f"bot exceeded the memory limit ({self.limits.memory_mb} MB){tail}")
+        if code == -signal.SIGXCPU:
+            raise BotTimeoutError(f"bot exceeded its CPU time limit{tail}")
+        what = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited with status {code}"
+        raise BotCrashedError(f"bot process {what}{tail}")
+
+    def _wait_exit(self, timeout: float) -> int | None:
+        if self.proc is None:
+            return None
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    # -- process control ---------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        if self._cg is not None:
+            self._cg.freeze(True)
+            cpu = self._cg.cpu_seconds()
+            if cpu is not None:
+                self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
+                self._cpu_mark = cpu
+        elif self.proc is not None:  # no cgroup: the main thread's CPU time from schedstat
+            cpu = _schedstat_seconds(self.proc.pid)
+            if cpu is not None:
+                self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
+                self._cpu_mark = cpu
+
+    def _thaw(self) -> None:
+        if self._cg is not None:
+            self._cg.freeze(False)
+            if self._cpu_mark is None:
+                self._cpu_mark = self._cg.cpu_seconds()
+        elif self.proc is not None and self._cpu_mark is None:
+            self._cpu_mark = _schedstat_seconds(self.proc.pid)
+
+    def _kill(self) -> None:
+        """Kills the whole process tree (cgroup.kill where available)."""
+        self.alive = False
+        if self._cg is not None:
+            self._cg.kill()
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+            self._wait_exit(2.0)
+
+    def close(self) -> None:
+        """Ends the bot: kills its tree, removes its cgroups, frees its uid slot and pipes."""
+        if self._closed:
+            return
+        self._closed = True
+        self._kill()
+        if self._cg is not None:
+            self._cg.destroy()
+        if self._slot is not None:
+            self._slot.release()
+        for fd in (self._req_w, self._resp_r, self._err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __enter__(self) -> "BotProcess":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a forgotten proxy must not leave a process behind
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _schedstat_seconds(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None

@@ -1,0 +1,100 @@
+"""``Sandbox``: starts bot processes with every layer this machine offers (see :mod:`arena.sandbox.check`)."""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import resource
+import sys
+import threading
+from typing import Any
+
+from arena.limits import Limits
+from arena.sandbox import check, cgroups, slots, spawn
+from arena.sandbox.cgroups import BotCgroup
+
+_counter = itertools.count()
+_lock = threading.Lock()
+
+# Thread pools of numeric libraries would blow RLIMIT_AS and the process limit: one thread each.
+BOT_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/bot", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
+
+
+class Sandbox:
+    """Per-game launcher: knows the active layers, derives rlimits from the Limits and starts bots."""
+
+    def __init__(self, limits: Limits, game: Any, *, isolate: bool = True) -> None:
+        """``isolate=False`` starts plain subprocesses with rlimits only (trusted code on a machine without the layers)."""
+        self.limits = limits
+        self.game = game
+        root = os.geteuid() == 0
+        self.use_namespaces = isolate and check.active("mount_namespace")
+        self.mode = ("root" if root else "userns") if self.use_namespaces else "none"
+        self.use_uid = isolate and root
+        self.use_landlock = isolate and check.active("landlock")
+        self.use_seccomp = isolate and check.active("seccomp")
+        caps = cgroups.probe()
+        self.use_cgroups = isolate and (caps.memory is not None or caps.kill or caps.freeze is not None)
+
+    def active_layers(self) -> list[str]:
+        """Names of the layers every bot of this sandbox gets."""
+        names = ["no_new_privs", "rlimits"]
+        if self.use_uid:
+            names.append("uid")
+        if self.use_namespaces:
+            names += ["mount_namespace", "network_namespace"]
+        if self.use_landlock:
+            names.append("landlock")
+        if self.use_seccomp:
+            names.append("seccomp")
+        if self.use_cgroups:
+            names += [n for n in ("cgroup_memory", "cgroup_pids", "cgroup_kill", "freeze", "cpu_accounting")
+                      if check.active(n)]
+        return names
+
+    def rlimits(self, memory_cgroup: bool) -> list[tuple[int, int]]:
+        mb = 1 << 20
+        mem = self.limits.memory_mb * mb
+        # RLIMIT_AS counts address space, not memory: with a memory cgroup it is only a loose backstop.
+        address_space = max(2 * mem, mem + 1024 * mb) if memory_cgroup else mem + 256 * mb
+        cpu = self.limits.cpu_seconds
+        if cpu is None:
+            try:
+                moves = self.game.max_game_length()
+            except (NotImplementedError, AttributeError):
+                moves = 1000
+            cpu = self.limits.first_move_time + self.limits.move_time * min(moves, 100_000) + 10
+        out = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, int(math.ceil(cpu))),
+               (resource.RLIMIT_NOFILE, self.limits.max_open_files),
+               (resource.RLIMIT_FSIZE, self.limits.max_file_size_mb * mb), (resource.RLIMIT_CORE, 0)]
+        if self.use_uid:  # per uid: only meaningful with a dedicated uid
+            out.append((resource.RLIMIT_NPROC, self.limits.max_processes))
+        return out
+
+    def start(self, bot: dict[str, Any], fds: tuple[int, int], stderr_fd: int) -> tuple[Any, Any, Any, spawn.Plan]:
+        """Starts one bot process. Returns (Popen, BotCgroup or None, Slot or None, Plan).
+
+        Raises:
+            OSError: the process could not be set up.
+        """
+        slot = slots.acquire(start=os.getpid() % 64) if self.use_uid else None
+        group = None
+        try:
+            if self.use_cgroups:
+                with _lock:
+                    name = f"bot-{os.getpid()}-{next(_counter)}"
+                group = BotCgroup.create(name, self.limits.memory_mb << 20, self.limits.max_processes)
+            bot_dir = os.path.dirname(os.path.abspath(bot["path"])) if bot["kind"] == "file" else None
+            plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_dir,
+                                   group.join_paths() if group else [],
+                                   self.rlimits(bool(group and group.memory)))
+            argv = [sys.executable, "-I", "-B", "-m", "arena.sandbox.host", str(fds[0]), str(fds[1])]
+            proc = spawn.launch(plan, argv, dict(BOT_ENV), fds, stderr_fd)
+        except BaseException:
+            if group is not None:
+                group.destroy()
+            if slot is not None:
+                slot.release()
+            raise
+        return proc, group, slot, plan

@@ -1,0 +1,212 @@
+"""Starting a bot process: a namespace + mount allow-list + uid drop + rlimits, then a fresh interpreter.
+
+The referee forks (``subprocess.Popen``); the child, still privileged, runs :func:`_child_setup`:
+
+1. joins its per-bot cgroups (before anything else, so everything it starts is counted and killable);
+2. ``unshare``s a mount, network, IPC and UTS namespace (plus a user namespace when not root);
+3. builds a new root on a small tmpfs holding only read-only bind mounts of the interpreter prefix,
+   the venv, the ``games``/``bots``/``arena`` packages, the system libraries, four ``/dev`` nodes and
+   the bot's own directory (as ``/bot``), ``pivot_root``s into it, detaches the old root and makes
+   everything read-only recursively;
+4. drops to the slot's uid/gid with no supplementary groups, sets ``PR_SET_PDEATHSIG`` (after the
+   drop, which clears it) and no-new-privs, and sets every rlimit.
+
+Then ``exec`` starts ``python -m arena.sandbox.host``, which applies Landlock and seccomp to itself
+before loading bot code. Root's ``/root`` (where pyenv lives) stays hidden: only the interpreter's
+own prefix is bound back at its original path.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from arena.sandbox import _sys
+
+NEW_ROOT = "/run/arena-sandbox/root" if os.geteuid() == 0 else None
+DEV_NODES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+
+
+@dataclass
+class Plan:
+    """Everything the child does, computed in the parent (the child only makes system calls)."""
+
+    mode: str = "none"
+    """"root" (uid drop + namespaces), "userns" (unprivileged user namespace) or "none"."""
+    uid: int = -1
+    gid: int = -1
+    mount_ns: bool = False
+    net_ns: bool = False
+    new_root: str = ""
+    binds: list[tuple[str, str, bool]] = field(default_factory=list)
+    """(source on the host, path inside the sandbox, is a directory)."""
+    symlinks: list[tuple[str, str]] = field(default_factory=list)
+    cgroup_procs: list[str] = field(default_factory=list)
+    rlimits: list[tuple[int, int]] = field(default_factory=list)
+    read_paths: list[str] = field(default_factory=list)
+    """What the bot may read, as seen from inside (for Landlock)."""
+    bot_dir_inside: str = ""
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def runtime_trees() -> list[str]:
+    """Host directories a bot host needs to run: interpreter prefix, venv, and arena's own packages."""
+    import arena
+    import bots
+    import games
+    trees = {_real(sys.base_prefix), _real(sys.prefix), _real(sys.exec_prefix), os.path.abspath(sys.prefix)}
+    for pkg in (games, bots, arena):
+        trees.add(_real(os.path.dirname(pkg.__file__ or "")))
+    return sorted(trees)
+
+
+def system_trees() -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
+    """System libraries the interpreter and extensions load: (paths, symlinks to recreate)."""
+    paths: list[tuple[str, bool]] = []
+    links: list[tuple[str, str]] = []
+    for p in ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32"):
+        if os.path.islink(p):
+            links.append((os.readlink(p), p))
+        elif os.path.isdir(p):
+            paths.append((p, True))
+    for f in ("/etc/ld.so.cache", "/etc/localtime") + DEV_NODES:
+        if os.path.exists(f):
+            paths.append((f, False))
+    return paths, links
+
+
+def make_plan(mode: str, uid: int, bot_dir: str | None, cgroup_procs: list[str],
+              rlimits: list[tuple[int, int]]) -> Plan:
+    """The launch plan for one bot (``mode`` from the layer probe)."""
+    plan = Plan(mode=mode, uid=uid, gid=uid, cgroup_procs=cgroup_procs, rlimits=rlimits)
+    trees = runtime_trees()
+    sys_paths, links = system_trees()
+    if mode in ("root", "userns"):
+        plan.mount_ns = plan.net_ns = True
+        plan.new_root = NEW_ROOT or os.path.join(_user_runtime_dir(), "root")
+        os.makedirs(plan.new_root, mode=0o755, exist_ok=True)
+        binds: list[tuple[str, str, bool]] = [(p, p, d) for p, d in sys_paths] + [(t, t, True) for t in trees]
+        # Shorter paths first; drop a tree already inside a bound one (same path on both sides).
+        binds.sort(key=lambda b: len(b[1]))
+        kept: list[tuple[str, str, bool]] = []
+        for b in binds:
+            if not any(b[1] == k[1] or b[1].startswith(k[1].rstrip("/") + "/") for k in kept if k[2]):
+                kept.append(b)
+        if bot_dir:
+            kept.append((_real(bot_dir), "/bot", True))
+            plan.bot_dir_inside = "/bot"
+        plan.binds = kept
+        plan.symlinks = links
+        plan.read_paths = [b[1] for b in kept]
+    else:
+        plan.read_paths = trees + [p for p, _ in sys_paths]
+        plan.read_paths += [os.path.join(os.path.dirname(l), t) for t, l in links]
+        if bot_dir:
+            plan.read_paths.append(_real(bot_dir))
+            plan.bot_dir_inside = _real(bot_dir)
+    return plan
+
+
+def _user_runtime_dir() -> str:
+    import tempfile
+    d = os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}")
+    os.makedirs(d, mode=0o755, exist_ok=True)
+    return d
+
+
+def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
+    """Runs in the forked child before exec. Only system calls: no imports, no allocation-heavy work."""
+    step = "start"
+    try:
+        os.umask(0o022)
+        step = "join cgroups"
+        for path in plan.cgroup_procs:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+        if plan.mount_ns:
+            step = "unshare"
+            flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET | _sys.CLONE_NEWIPC | _sys.CLONE_NEWUTS
+            if plan.mode == "userns":
+                flags |= _sys.CLONE_NEWUSER
+            _sys.unshare(flags)
+            if plan.mode == "userns":
+                step = "uid map"
+                for name, text in (("setgroups", "deny"), ("uid_map", f"{outer_uid} {outer_uid} 1"),
+                                   ("gid_map", f"{outer_gid} {outer_gid} 1")):
+                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+                    try:
+                        os.write(fd, text.encode())
+                    finally:
+                        os.close(fd)
+            step = "private mounts"
+            _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
+            root = plan.new_root
+            step = "tmpfs root"
+            _sys.mount("tmpfs", root, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=1m")
+            for source, target, is_dir in plan.binds:
+                step = f"bind {source}"
+                inside = root + target
+                if is_dir:
+                    os.makedirs(inside, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(inside), exist_ok=True)
+                    os.close(os.open(inside, os.O_CREAT | os.O_WRONLY, 0o644))
+                _sys.mount(source, inside, None, _sys.MS_BIND | _sys.MS_REC)
+            for target, link in plan.symlinks:
+                os.symlink(target, root + link)
+            step = "pivot_root"
+            os.chdir(root)
+            _sys.pivot_root(".", ".")
+            _sys.umount2(".", _sys.MNT_DETACH)
+            os.chdir("/")
+            step = "read-only"
+            try:
+                _sys.mount_setattr("/", _sys.AT_RECURSIVE, _sys.MOUNT_ATTR_RDONLY | _sys.MOUNT_ATTR_NOSUID)
+            except OSError:  # kernels before 5.12: remount each mount read-only
+                for _, target, is_dir in plan.binds:
+                    flags = os.statvfs(target).f_flag & (_sys.MS_NODEV | 8)  # keep nodev/noexec (locked flags)
+                    _sys.mount(None, target, None, _sys.MS_BIND | _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | flags)
+                _sys.mount(None, "/", None, _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | _sys.MS_NODEV)
+        if plan.mode == "root":
+            step = "drop uid"
+            os.setgroups([])
+            os.setresgid(plan.gid, plan.gid, plan.gid)
+            os.setresuid(plan.uid, plan.uid, plan.uid)
+        step = "prctl"
+        _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        _sys.prctl(_sys.PR_SET_NO_NEW_PRIVS, 1)
+        step = "rlimits"
+        for res, value in plan.rlimits:
+            soft, hard = (value, value + 1) if res == resource.RLIMIT_CPU else (value, value)
+            cur_soft, cur_hard = resource.getrlimit(res)
+            if cur_hard != resource.RLIM_INFINITY:
+                hard = min(hard, cur_hard)
+                soft = min(soft, hard)
+            resource.setrlimit(res, (soft, hard))
+    except BaseException as exc:
+        os.write(2, f"arena sandbox: setup failed at {step}: {exc}\n".encode())
+        raise
+
+
+def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...], stderr_fd: int) -> subprocess.Popen:
+    """Forks, hardens the child by ``plan`` and execs ``argv``.
+
+    Raises:
+        OSError: the child could not be set up (the reason is in its stderr pipe).
+    """
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stderr_fd, stderr=stderr_fd,
+                                pass_fds=pass_fds, env=env, close_fds=True,
+                                preexec_fn=lambda: _child_setup(plan, uid, gid))
+    except subprocess.SubprocessError as exc:
+        raise OSError(f"sandbox setup failed: {exc}") from None
