@@ -1,0 +1,246 @@
+"""``arena tui``: the Textual dashboard over a results store.
+
+A thread worker polls the store (:class:`arena.tui.data.StoreReader`, every ``poll_interval`` seconds, a
+cheap ``PRAGMA data_version`` check when nothing changed) and hands finished :class:`Snapshot` objects to
+the UI thread with ``call_from_thread``; the tables then update only the cells that changed. Replays and
+bot details load in short thread workers of their own, so the interface never waits on SQLite.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from arena.tui.data import Snapshot, StoreReader, Unavailable
+from arena.tui.replay import Replay
+from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
+from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
+from leaderboards.ratings import ALL
+
+TABS = ("leaderboard", "h2h", "games")
+
+
+class ArenaApp(App[None]):
+    """The dashboard. ``league`` None shows the store's first league; ``poll_interval`` in seconds."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "arena"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("1", "tab('leaderboard')", "Board", show=False),
+        Binding("2", "tab('h2h')", "H2H", show=False),
+        Binding("3", "tab('games')", "Games", show=False),
+        Binding("l", "pick_league", "League"),
+        Binding("g", "pick_game", "Game"),
+        Binding("r", "reload", "Reload", show=False),
+    ]
+
+    def __init__(self, db_path: str | Path, *, league: str | None = None, poll_interval: float = 0.5) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.league = league
+        self.scope = ALL
+        self.poll_interval = poll_interval
+        self.snapshot: Snapshot | None = None
+        self.message: str | None = None
+        """The message shown instead of the tables (missing / empty / newer store), or None."""
+        self.snapshots_applied = 0
+        self._wake = threading.Event()
+        self._force = False
+
+    # -- layout ----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="status", classes="title")
+        with Container(id="message-box"):
+            yield Static("Opening the store…", id="message")
+        with TabbedContent(id="tabs", initial="leaderboard"):
+            with TabPane("Leaderboard", id="leaderboard"):
+                yield LeaderboardTable(id="leaderboard-table")
+            with TabPane("Head-to-head", id="h2h"):
+                yield HeadToHeadTable(id="h2h-table")
+            with TabPane("Games", id="games"):
+                yield GamesTable(id="games-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#tabs").display = False
+        self._update_status()
+        self.poll_store()
+
+    def on_unmount(self) -> None:
+        self._wake.set()  # the poller leaves its wait at once
+
+    # -- polling (worker thread) -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def poll_store(self) -> None:
+        worker = get_current_worker()
+        reader = StoreReader(self.db_path)
+        try:
+            while not worker.is_cancelled:
+                force, self._force = self._force, False
+                self._wake.clear()
+                try:
+                    snapshot = reader.poll(self.league, self.scope, force=force)
+                except Unavailable as exc:
+                    if not self._deliver(self._show_message, exc.message) or exc.final:
+                        return
+                else:
+                    if snapshot is not None and not self._deliver(self._apply_snapshot, snapshot):
+                        return
+                self._wake.wait(self.poll_interval)
+        finally:
+            reader.close()
+
+    def _deliver(self, callback: Any, *args: Any) -> bool:
+        """Runs ``callback`` on the UI thread; False when the app is shutting down."""
+        if get_current_worker().is_cancelled:
+            return False
+        try:
+            self.call_from_thread(callback, *args)
+        except RuntimeError:  # the app has stopped
+            return False
+        return True
+
+    def _show_message(self, message: str) -> None:
+        if message == self.message and self.snapshot is None:
+            return
+        self.message = message
+        self.snapshot = None
+        self.query_one("#message", Static).update(message)
+        self.query_one("#message-box").display = True
+        self.query_one("#tabs").display = False
+        self._update_status()
+
+    def _apply_snapshot(self, snapshot: Snapshot) -> None:
+        first = self.snapshot is None
+        self.snapshot = snapshot
+        self.message = None
+        self.league = snapshot.league
+        self.scope = snapshot.scope
+        self.query_one("#message-box").display = False
+        self.query_one("#tabs").display = True
+        self.query_one(LeaderboardTable).show(snapshot)
+        self.query_one(HeadToHeadTable).show(snapshot)
+        self.query_one(GamesTable).show(snapshot)
+        self._update_status()
+        if first:
+            self._focus_table()
+        self.snapshots_applied += 1
+
+    def _update_status(self) -> None:
+        s = self.snapshot
+        if s is None:
+            text = Text.assemble(("arena", "bold"), f"  {self.db_path}")
+        else:
+            scope = "all games" if s.scope == ALL else s.scope
+            text = Text.assemble(("arena", "bold"), "  league ", (s.league, "bold cyan"), "  ", (scope, "bold"),
+                                 f"  {s.n_games} games  {len(s.leaderboard)} bots")
+        self.query_one("#status", Static).update(text)
+
+    def wake(self, *, force: bool = False) -> None:
+        """Polls now instead of at the next tick (after a selection change)."""
+        self._force = self._force or force
+        self._wake.set()
+
+    # -- actions ---------------------------------------------------------------------------------
+    MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay."""
+        if action in self.MAIN_ONLY and len(self.screen_stack) > 1:
+            return False
+        return True
+
+    def action_tab(self, tab: str) -> None:
+        if self.query_one("#tabs").display:
+            self.query_one(TabbedContent).active = tab
+            self._focus_table()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._focus_table()
+
+    def _focus_table(self) -> None:
+        active = self.query_one(TabbedContent).active
+        self.query_one(f"#{active}-table", DataTable).focus()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_reload(self) -> None:
+        self.wake(force=True)
+
+    def action_pick_league(self) -> None:
+        if self.snapshot is None:
+            return
+        choices = [(name, name) for name in self.snapshot.leagues]
+
+        def chosen(name: str | None) -> None:
+            if name is not None and name != self.snapshot_league:
+                self.league, self.scope = name, ALL
+                self.wake()
+        self.push_screen(PickerScreen("League", choices, self.snapshot.league), chosen)
+
+    @property
+    def snapshot_league(self) -> str | None:
+        return self.snapshot.league if self.snapshot else None
+
+    def action_pick_game(self) -> None:
+        if self.snapshot is None:
+            return
+        choices = [(s, "all games" if s == ALL else s) for s in self.snapshot.scopes]
+
+        def chosen(scope: str | None) -> None:
+            if scope is not None and scope != self.scope:
+                self.scope = scope
+                self.wake()
+        self.push_screen(PickerScreen("Game", choices, self.snapshot.scope), chosen)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        if key is None:
+            return
+        if isinstance(event.data_table, GamesTable):
+            self.open_replay(int(key))
+        elif isinstance(event.data_table, (LeaderboardTable, HeadToHeadTable)):
+            self.open_bot(int(key))
+
+    @work(thread=True, group="load", exit_on_error=False)
+    def open_replay(self, game_id: int) -> None:
+        reader = StoreReader(self.db_path)
+        try:
+            data = reader.replay(game_id)
+            replay = Replay(data.spec, data.history)
+        except (Unavailable, ValueError, ImportError) as exc:
+            self._deliver(self.notify, f"cannot replay game {game_id}: {exc}", severity="error")
+            return
+        finally:
+            reader.close()
+        self._deliver(self.push_screen, ReplayScreen(data, replay))
+
+    @work(thread=True, group="load", exit_on_error=False)
+    def open_bot(self, bot_id: int) -> None:
+        reader = StoreReader(self.db_path)
+        try:
+            detail = reader.bot_detail(bot_id, self.scope)
+        except Unavailable as exc:
+            self._deliver(self.notify, str(exc), severity="error")
+            return
+        finally:
+            reader.close()
+        row = next((r for r in self.snapshot.leaderboard if r.bot_id == bot_id), None) if self.snapshot else None
+        self._deliver(self.push_screen, BotDetailScreen(detail, row))
+
+
+def run(db_path: str | Path, league: str | None = None) -> None:
+    """Runs the dashboard until the user quits."""
+    ArenaApp(db_path, league=league).run()

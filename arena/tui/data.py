@@ -1,0 +1,315 @@
+"""The dashboard's data side: plain view models built from the store, on a worker thread.
+
+:class:`StoreReader` owns one read-only store connection (SQLite connections stay on the thread that made
+them, so each worker makes its own reader). :meth:`StoreReader.poll` is cheap when nothing changed (one
+``PRAGMA data_version`` plus one indexed aggregate), and builds a :class:`Snapshot` when something did.
+The UI thread only receives finished snapshots; it never touches SQLite.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.tui.format import excerpt, histogram, percentile
+from leaderboards import queries
+from leaderboards.ratings import ALL, BotRating, Rater, leaderboard_order
+from leaderboards.store import Bot, League, Store, StoreError
+
+RECENT_GAMES = 200
+"""Rows in the games list."""
+DETAIL_GAMES = 500
+"""Newest games a bot's move-time distribution is taken from."""
+
+
+class Unavailable(Exception):
+    """The store cannot be shown; ``message`` says why and what to do. ``final``: polling again won't help."""
+
+    def __init__(self, message: str, *, final: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.final = final
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    """One leaderboard line."""
+
+    bot_id: int
+    label: str
+    status: str
+    mu: float
+    sigma: float
+    exposed: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    failures: int
+    trend: tuple[float, ...] = ()
+    """mu - 3 sigma after each of the bot's rated games, oldest first."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    game: str
+    players: tuple[str, ...]
+    result: str
+    """``uct won``, ``draw``..."""
+    reason: str
+    moves: int
+    duration: float
+
+    @property
+    def winner(self) -> str:
+        """The result in one short word: the winner's name, ``draw``, or the joint winners."""
+        return self.result[:-4] if self.result.endswith(" won") else self.result
+
+
+@dataclass
+class Snapshot:
+    """Everything the three tabs show, for one (league, scope) selection."""
+
+    path: str
+    leagues: list[str]
+    league: str
+    scopes: list[str]
+    """``*`` plus every game spec of the league."""
+    scope: str
+    n_games: int
+    leaderboard: list[LeaderRow]
+    games: list[GameRow]
+    h2h: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
+    """(bot a, bot b) -> (a's wins, draws, a's losses) against b."""
+
+    @property
+    def labels(self) -> dict[int, str]:
+        return {row.bot_id: row.label for row in self.leaderboard}
+
+
+@dataclass
+class BotDetail:
+    """The bot detail screen."""
+
+    bot_id: int
+    label: str
+    kind: str
+    spec: str | None
+    filename: str | None
+    source_head: str
+    status: str
+    status_reason: str
+    trusted: bool
+    limits: dict[str, Any]
+    games: list[str] | None
+    rating: LeaderRow | None
+    n_moves: int
+    percentiles: dict[str, float]
+    hist: list[int]
+    hist_range: tuple[float, float]
+    n_games: int
+    failures: list[tuple[int, str, int, str]]
+    """(game id, reason, move number, stderr excerpt), newest first."""
+
+
+@dataclass
+class ReplayData:
+    id: int
+    spec: str
+    history: list[int]
+    players: list[str]
+    returns: list[float]
+    terminations: list[str]
+    failures: list[dict[str, Any]]
+
+
+def result_text(returns: list[float], players: list[str]) -> str:
+    """``nim-greedy won``, ``draw`` or, for several winners, their names."""
+    if not returns:
+        return "?"
+    best = max(returns)
+    top = [i for i, r in enumerate(returns) if r == best]
+    if len(top) == len(returns):
+        return "draw"
+    names = [players[i] if i < len(players) else f"seat {i}" for i in top]
+    return " & ".join(names) + (" won" if len(top) == 1 else " drew")
+
+
+def reason_text(terminations: list[str]) -> str:
+    """``normal``, or the failures with their seats: ``timeout@1``."""
+    bad = [f"{t}@{i}" for i, t in enumerate(terminations) if t != "normal"]
+    return ", ".join(bad) if bad else "normal"
+
+
+class TrendCache:
+    """mu - 3 sigma per (scope, bot) after every rated game, folded incrementally in schedule order.
+
+    Refolds from scratch when a rated game appears before the last folded one (a resumed league, a late
+    entrant), so the last point always equals the stored rating.
+    """
+
+    def __init__(self) -> None:
+        self.league_id: int | None = None
+        self.last_key: str | None = None
+        self.folded = 0
+        self.rater = Rater()
+        self.series: dict[tuple[str, int], list[float]] = {}
+
+    def update(self, store: Store, league_id: int) -> None:
+        rated = queries.count_rated(store, league_id)
+        if league_id != self.league_id or rated < self.folded:
+            self.__init__()  # type: ignore[misc]
+            self.league_id = league_id
+        if rated == self.folded:
+            return
+        new = list(queries.rated_games(store, league_id, self.last_key))
+        if self.folded + len(new) != rated:
+            self.__init__()  # type: ignore[misc]
+            self.league_id = league_id
+            new = list(queries.rated_games(store, league_id))
+        for game in new:
+            for key in self.rater.apply(game):
+                self.series.setdefault(key, []).append(self.rater.table[key].exposed)
+        if new:
+            self.last_key = new[-1].key
+        self.folded += len(new)
+
+    def trend(self, scope: str, bot_id: int) -> tuple[float, ...]:
+        return tuple(self.series.get((scope, bot_id), ()))
+
+
+class StoreReader:
+    """Reads one store file for the dashboard. Not thread-safe: one reader per worker thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.store: Store | None = None
+        self.trends = TrendCache()
+        self._token: tuple[Any, ...] | None = None
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def _open(self) -> Store:
+        if self.store is None:
+            if not self.path.exists():
+                raise Unavailable(f"No results store at {self.path}.\n\nStart a league with `arena league run "
+                                  "CONFIG.toml` or `arena demo`, or pass --db PATH.\nWaiting for the file to appear…")
+            try:
+                self.store = Store.open(self.path, readonly=True)
+            except StoreError as exc:
+                raise Unavailable(f"Cannot read {self.path}:\n\n{exc}", final=True) from None
+            except (ArenaError, sqlite3.Error) as exc:
+                raise Unavailable(f"Cannot read {self.path}:\n\n{exc}") from None
+        return self.store
+
+    def _league(self, store: Store, name: str | None) -> tuple[list[League], League]:
+        leagues = store.leagues()
+        if not leagues:
+            raise Unavailable(f"The store at {self.path} holds no league yet.\n\nRun `arena league run CONFIG.toml` "
+                              "to start one; this dashboard shows it as soon as it exists.")
+        if name is None:
+            return leagues, leagues[0]
+        for league in leagues:
+            if league.name == name:
+                return leagues, league
+        raise Unavailable(f"No league {name!r} in {self.path}.\n\nLeagues: {', '.join(lg.name for lg in leagues)} "
+                          "(press l to pick one).")
+
+    def poll(self, league: str | None, scope: str, *, force: bool = False) -> Snapshot | None:
+        """A new snapshot when the store (or the selection) changed since the last poll, else None.
+
+        Raises:
+            Unavailable: the store is missing, empty, unreadable or from a newer arena.
+        """
+        try:
+            store = self._open()
+            leagues, current = self._league(store, league)
+            token = (current.id, scope, queries.change_token(store, current.id))
+            if token == self._token and not force:
+                return None
+            snapshot = self._snapshot(store, leagues, current, scope)
+        except sqlite3.Error as exc:  # a store being created under us: try again next poll
+            self.close()
+            raise Unavailable(f"Cannot read {self.path}: {exc}") from None
+        self._token = token
+        return snapshot
+
+    def _snapshot(self, store: Store, leagues: list[League], league: League, scope: str) -> Snapshot:
+        scopes = [ALL] + [s for s in store.scopes(league.id) if s != ALL]
+        for spec in league.config.get("games", []) or []:  # game specs with no rated game yet
+            if isinstance(spec, str) and spec not in scopes:
+                scopes.append(spec)
+        if scope not in scopes:
+            scope = ALL
+        bots = {b.id: b for b in store.bots(league.id)}
+        ratings = store.ratings(league.id, scope)
+        shown = dict(ratings)
+        for bot in bots.values():  # entered bots with no rated game yet appear with the prior
+            if bot.id not in shown and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
+                shown[bot.id] = BotRating()
+        self.trends.update(store, league.id)
+        rows = [self._row(bots.get(b), b, shown[b], self.trends.trend(scope, b)) for b in leaderboard_order(shown)]
+        labels = {b.id: b.label for b in bots.values()}
+        games = [GameRow(g.id, g.game, tuple(labels.get(b, p) for b, p in zip(g.seats, g.players)),
+                         result_text(g.returns, [labels.get(b, p) for b, p in zip(g.seats, g.players)]),
+                         reason_text(g.terminations), g.moves, g.duration)
+                 for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
+        return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
+                        queries.count_games(store, league.id, scope), rows, games, store.head_to_head(league.id, scope))
+
+    @staticmethod
+    def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:
+        label = bot.label if bot else f"bot {bot_id}"
+        return LeaderRow(bot_id, label, bot.status if bot else "?", r.mu, r.sigma, r.exposed, r.games, r.wins,
+                         r.draws, r.losses, r.failures, trend)
+
+    # -- on demand -------------------------------------------------------------------------------
+    def replay(self, game_id: int) -> ReplayData:
+        store = self._open()
+        game = store.game(game_id)
+        if game is None:
+            raise Unavailable(f"no game {game_id} in {self.path}")
+        labels = {}
+        for bot_id in game.seats:
+            try:
+                labels[bot_id] = store.bot(bot_id).label
+            except KeyError:
+                pass
+        players = [labels.get(b, p) for b, p in zip(game.seats, game.players)]
+        return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures)
+
+    def bot_detail(self, bot_id: int, scope: str = ALL) -> BotDetail:
+        store = self._open()
+        try:
+            bot = store.bot(bot_id)
+        except KeyError:
+            raise Unavailable(f"no bot {bot_id} in {self.path}") from None
+        league = next((lg for lg in store.leagues() if lg.id == bot.league_id), None)
+        limits = dict(league.config.get("limits", {}) or {}) if league else {}
+        rating = store.ratings(bot.league_id, scope).get(bot_id)
+        row = self._row(bot, bot_id, rating, self.trends.trend(scope, bot_id)) if rating else None
+        times: list[float] = []
+        failures: list[tuple[int, str, int, str]] = []
+        played = queries.bot_moves(store, bot_id, DETAIL_GAMES)
+        for g in played:
+            mine = {seat for seat, b in enumerate(g.seats) if b == bot_id}
+            times.extend(t for s, t in zip(g.move_seats, g.wall_times) if s in mine)
+            for f in g.failures:
+                if f.get("seat") in mine:
+                    failures.append((g.id, str(f.get("reason", "?")), int(f.get("move_number", -1)),
+                                     excerpt(str(f.get("detail", "")))))
+        times.sort()
+        pct = {f"p{q}": percentile(times, q) for q in (50, 90, 99)} if times else {}
+        if times:
+            pct["max"] = times[-1]
+        hist, lo, hi = histogram(times, 16)
+        source_head = "\n".join((bot.source or "").splitlines()[:8])
+        return BotDetail(bot.id, bot.label, bot.kind, bot.spec, bot.filename, source_head, bot.status,
+                         bot.status_reason, bot.trusted, limits, bot.games, row, len(times), pct, hist, (lo, hi),
+                         len(played), failures)

@@ -1,0 +1,105 @@
+"""Small pure formatting helpers of the dashboard: sparklines, histograms, percentiles, colours.
+
+Everything here is deterministic text built from data (no clocks), so the snapshot tests are stable.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from rich.text import Text
+
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 12) -> str:
+    """``values`` squeezed into ``width`` block characters (each the mean of its slice), scaled min..max.
+
+    >>> sparkline([0, 1, 2, 3], 4)
+    '▁▃▆█'
+    >>> sparkline([5, 5], 4)
+    '▄▄'
+    """
+    if not values:
+        return ""
+    if len(values) > width:  # the mean of each of `width` equal slices
+        step = len(values) / width
+        values = [_mean(values[int(i * step):max(int((i + 1) * step), int(i * step) + 1)]) for i in range(width)]
+    lo, hi = min(values), max(values)
+    if hi - lo < 1e-12:
+        return BARS[len(BARS) // 2 - 1] * len(values)
+    return "".join(BARS[min(len(BARS) - 1, int((v - lo) / (hi - lo) * (len(BARS) - 1) + 0.5))] for v in values)
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0..100) of already sorted values, by linear interpolation.
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 50)
+    2.5
+    """
+    if not sorted_values:
+        raise ValueError("percentile of no values")
+    pos = (len(sorted_values) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def histogram(values: Sequence[float], bins: int = 10, lo: float | None = None,
+              hi: float | None = None) -> tuple[list[int], float, float]:
+    """Counts of ``values`` in ``bins`` equal bins over [lo, hi] (default: min..max of the values)."""
+    if not values:
+        return [0] * bins, 0.0, 0.0
+    lo = min(values) if lo is None else lo
+    hi = max(values) if hi is None else hi
+    counts = [0] * bins
+    span = hi - lo
+    for v in values:
+        i = 0 if span <= 0 else int((v - lo) / span * bins)
+        counts[min(max(i, 0), bins - 1)] += 1
+    return counts, lo, hi
+
+
+def seconds(value: float) -> str:
+    """A duration compactly: ``850us``, ``12.3ms``, ``1.25s``.
+
+    >>> seconds(0.0123), seconds(2.5), seconds(0.00085)
+    ('12.3ms', '2.50s', '850us')
+    """
+    if value < 1e-3:
+        return f"{value * 1e6:.0f}us"
+    if value < 1.0:
+        return f"{value * 1e3:.1f}ms"
+    return f"{value:.2f}s"
+
+
+def rate_style(rate: float) -> str:
+    """A colour for a win rate: red (0) through yellow (0.5) to green (1)."""
+    if rate >= 0.65:
+        return "bold green"
+    if rate >= 0.55:
+        return "green"
+    if rate > 0.45:
+        return "yellow"
+    if rate > 0.35:
+        return "red"
+    return "bold red"
+
+
+def win_rate_cell(wins: int, draws: int, losses: int) -> Text:
+    """``62% 13``: the score rate (a draw counts half) and the number of games, coloured by the rate."""
+    games = wins + draws + losses
+    if games == 0:
+        return Text("·", style="grey50", justify="center")
+    rate = (wins + 0.5 * draws) / games
+    return Text(f"{rate * 100:3.0f}% {games}", style=rate_style(rate), justify="right")
+
+
+def excerpt(text: str, lines: int = 3, width: int = 70) -> str:
+    """The last ``lines`` non-empty lines of ``text`` (stderr tails), each cut to ``width``."""
+    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip()][-lines:]
+    return "\n".join(ln if len(ln) <= width else ln[:width - 1] + "…" for ln in kept)

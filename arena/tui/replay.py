@@ -1,0 +1,66 @@
+"""The replay model: a game rebuilt from (spec, history), one observation per step, computed on demand.
+
+Step 0 is the initial state and step ``i`` the state after ``history[:i]``. Only the public State API is
+used (``games.load(spec).new_initial_state()``, ``apply_action``, ``observation()``), so a replay also
+checks that the stored history is legal: an illegal action ends the replay at the step before it.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import games
+
+
+class Replay:
+    """Steps through a stored game. Observations are cached as the cursor moves forward."""
+
+    def __init__(self, spec: str, history: Sequence[int]) -> None:
+        self.game = games.load(spec)
+        self.spec = str(self.game)
+        self.history = list(history)
+        self._state = self.game.new_initial_state()
+        self._observations: list[dict[str, Any]] = [self._state.observation()]
+        self._labels: list[str] = []  # _labels[i]: the name of history[i], taken in the state before it
+        self._movers: list[int] = []
+        self.error: str | None = None
+        """Why the replay stopped early (an action the rules refuse), or None."""
+
+    @property
+    def game_name(self) -> str:
+        return str(self.game.name)
+
+    def __len__(self) -> int:
+        """The number of steps (actions + 1); less when the history broke the rules."""
+        return len(self.history) + 1 if self.error is None else len(self._observations)
+
+    def _advance_to(self, step: int) -> None:
+        while len(self._observations) <= step and self.error is None:
+            i = len(self._observations) - 1
+            action = self.history[i]
+            mover = self._state.current_player()
+            try:
+                label = self._state.action_to_string(action)
+                self._state.apply_action(action)
+            except ValueError as exc:
+                self.error = f"action {i + 1} ({action}) is not legal here: {exc}"
+                return
+            self._labels.append(label)
+            self._movers.append(mover)
+            self._observations.append(self._state.observation())
+
+    def clamp(self, step: int) -> int:
+        """``step`` limited to 0..len-1 (computing forward as needed to know the length)."""
+        step = max(0, step)
+        self._advance_to(min(step, len(self.history)))
+        return min(step, len(self) - 1)
+
+    def observation(self, step: int) -> dict[str, Any]:
+        """The observation after ``step`` actions."""
+        return self._observations[self.clamp(step)]
+
+    def move(self, step: int) -> tuple[int, str] | None:
+        """(who moved, action name) of the action that led to ``step``; None at step 0. Chance is -1."""
+        step = self.clamp(step)
+        if step == 0:
+            return None
+        return self._movers[step - 1], self._labels[step - 1]

@@ -1,0 +1,270 @@
+"""The pushed screens: replay viewer, bot detail, key help and the league / game pickers."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from arena.tui import boards
+from arena.tui.data import BotDetail, LeaderRow, ReplayData, reason_text, result_text
+from arena.tui.format import BARS, seconds, sparkline
+from arena.tui.replay import Replay
+
+AUTOPLAY_DELAYS = (2.0, 1.0, 0.5, 0.25, 0.1)
+"""Seconds per step of the autoplay, slowest first (+ and - move along this list)."""
+MOVES_SHOWN = 9
+
+
+class ReplayScreen(Screen[None]):
+    """Draws a stored game step by step: ←/→ step, Home/End jump, space autoplays."""
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Close"),
+        Binding("right", "step(1)", "Step", key_display="→"),
+        Binding("left", "step(-1)", "Back", key_display="←"),
+        Binding("l,n", "step(1)", "Step", show=False),
+        Binding("h,p", "step(-1)", "Back", show=False),
+        Binding("home", "jump(0)", "Start", show=False),
+        Binding("end", "jump(-1)", "End", show=False),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("space", "autoplay", "Autoplay"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("question_mark", "app.help", "Help"),
+    ]
+
+    def __init__(self, data: ReplayData, replay: Replay) -> None:
+        super().__init__()
+        self.data = data
+        self.replay = replay
+        self.step = 0
+        self.speed = 2
+        self.timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        players = " v ".join(self.data.players)
+        yield Static(Text.assemble((f"game {self.data.id}", "bold"), f"  {self.replay.spec}  ", players),
+                     id="replay-title", classes="title")
+        with Horizontal(id="replay-body"):
+            with VerticalScroll(id="board-scroll"):
+                yield Static(id="board")
+            yield Static(id="moves")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    @property
+    def autoplaying(self) -> bool:
+        return self.timer is not None
+
+    def action_step(self, delta: int) -> None:
+        self.step = self.replay.clamp(self.step + delta)
+        if self.autoplaying and self.step >= len(self.replay) - 1:
+            self._stop()
+        self.refresh_view()
+
+    def action_jump(self, where: int) -> None:
+        self.step = self.replay.clamp(len(self.replay.history) if where < 0 else where)
+        self.refresh_view()
+
+    def action_autoplay(self) -> None:
+        if self.autoplaying:
+            self._stop()
+        else:
+            if self.step >= len(self.replay) - 1:
+                self.step = 0
+            self.timer = self.set_interval(AUTOPLAY_DELAYS[self.speed], lambda: self.action_step(1))
+        self.refresh_view()
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = max(0, min(len(AUTOPLAY_DELAYS) - 1, self.speed + delta))
+        if self.autoplaying:
+            self._stop()
+            self.timer = self.set_interval(AUTOPLAY_DELAYS[self.speed], lambda: self.action_step(1))
+        self.refresh_view()
+
+    def _stop(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+
+    def refresh_view(self) -> None:
+        obs = self.replay.observation(self.step)
+        self.query_one("#board", Static).update(boards.render(self.replay.game_name, obs, self.data.players))
+        self.query_one("#moves", Static).update(self._side_panel())
+
+    def _side_panel(self) -> Text:
+        last = len(self.replay) - 1
+        out = Text()
+        out.append(f"step {self.step}/{last}\n", style="bold")
+        state = "playing" if self.autoplaying else "paused"
+        out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n\n", style="grey50")
+        first = max(1, min(self.step - MOVES_SHOWN // 2, last - MOVES_SHOWN + 1))
+        for i in range(first, min(last, first + MOVES_SHOWN - 1) + 1):
+            move = self.replay.move(i)
+            if move is None:
+                continue
+            mover, label = move
+            who = "chance" if mover < 0 else self._player(mover)
+            line = f"{i:>4}. {who[:10]:<10} {label}"[:30]
+            out.append(line + "\n", style="reverse" if i == self.step else "")
+        if self.step >= last:
+            out.append("\n")
+            out.append(result_text(self.data.returns, self.data.players) + "\n", style="bold")
+            out.append(f"end: {reason_text(self.data.terminations)}\n")
+            for f in self.data.failures:
+                out.append(f"{f.get('reason')} at move {f.get('move_number')}: ", style="red")
+                out.append(str(f.get("detail", "")).strip().splitlines()[-1:][0][:60] + "\n"
+                           if str(f.get("detail", "")).strip() else "\n")
+        if self.replay.error:
+            out.append(f"\n{self.replay.error}\n", style="bold red")
+        return out
+
+    def _player(self, seat: int) -> str:
+        return self.data.players[seat] if seat < len(self.data.players) else f"seat {seat}"
+
+
+class BotDetailScreen(Screen[None]):
+    """A bot's identity, limits, rating trend, move-time distribution and failures."""
+
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back"), Binding("question_mark", "app.help", "Help")]
+
+    def __init__(self, detail: BotDetail, row: LeaderRow | None = None) -> None:
+        super().__init__()
+        self.detail = detail
+        self.row = row or detail.rating
+
+    def compose(self) -> ComposeResult:
+        d = self.detail
+        yield Static(Text.assemble(("bot ", "bold"), (d.label, "bold cyan"), f"  ({d.status})"), classes="title")
+        with VerticalScroll(id="detail"):
+            yield Static(self._identity(), id="identity")
+            yield Static(self._times(), id="times")
+            yield Static(self._failures(), id="failures")
+        yield Footer()
+
+    def _identity(self) -> Text:
+        d = self.detail
+        out = Text()
+        if d.kind == "builtin":
+            out.append("spec     ", style="bold")
+            out.append(f"{d.spec}\n")
+        else:
+            out.append("file     ", style="bold")
+            out.append(f"{d.filename}\n")
+        if d.status_reason:
+            out.append("status   ", style="bold")
+            out.append(f"{d.status}: {d.status_reason}\n", style="yellow")
+        out.append("plays    ", style="bold")
+        out.append(", ".join(d.games) if d.games else "every game of the league")
+        out.append("\n")
+        if d.limits:
+            shown = {k: d.limits[k] for k in ("move_time", "first_move_time", "memory_mb") if k in d.limits}
+            out.append("limits   ", style="bold")
+            out.append("  ".join(f"{k}={v}" for k, v in shown.items()) + ("  trusted" if d.trusted else "") + "\n")
+        if self.row is not None:
+            r = self.row
+            out.append("rating   ", style="bold")
+            out.append(f"μ {r.mu:.2f}  σ {r.sigma:.2f}  μ-3σ {r.exposed:.2f}  {r.games} games  "
+                       f"W/D/L {r.wins}/{r.draws}/{r.losses}\n")
+            if r.trend:
+                out.append("trend    ", style="bold")
+                out.append(sparkline(r.trend, 40), style="cyan")
+                out.append(f"  {min(r.trend):.1f}..{max(r.trend):.1f}\n")
+        return out
+
+    def _times(self) -> Text:
+        d = self.detail
+        out = Text()
+        out.append(f"\nmove times ({d.n_moves} moves in the last {d.n_games} games)\n", style="bold")
+        if not d.n_moves:
+            out.append("no moves yet\n", style="grey50")
+            return out
+        out.append("  ".join(f"{k} {seconds(v)}" for k, v in d.percentiles.items()) + "\n")
+        top = max(d.hist) or 1
+        out.append(seconds(d.hist_range[0]) + " ")
+        out.append("".join(BARS[min(len(BARS) - 1, (c * (len(BARS) - 1) + top - 1) // top)] if c else " "
+                           for c in d.hist), style="green")
+        out.append(" " + seconds(d.hist_range[1]) + "\n")
+        return out
+
+    def _failures(self) -> Text:
+        d = self.detail
+        out = Text()
+        out.append(f"\nfailures ({len(d.failures)})\n", style="bold")
+        if not d.failures:
+            out.append("none\n", style="grey50")
+        for game_id, reason, move, text in d.failures[:20]:
+            out.append(f"game {game_id}, move {move}: ", style="bold")
+            out.append(reason + "\n", style="red")
+            for line in text.splitlines():
+                out.append(f"  {line}\n", style="grey62")
+        if len(d.failures) > 20:
+            out.append(f"... {len(d.failures) - 20} more\n", style="grey50")
+        return out
+
+
+HELP = """\
+[b]Dashboard[/b]
+  1 2 3        Leaderboard, Head-to-head, Games tabs (or click them)
+  ↑ ↓ PgUp PgDn  move in a table
+  Enter        open: a bot's detail (Leaderboard), a replay (Games)
+  l            pick the league
+  g            filter by game
+  r            reload now (the tables also update by themselves)
+  ?            this help      q  quit
+
+[b]Replay[/b]
+  → l n        step forward        ← h p   step back
+  PgDn PgUp    10 steps            Home End  first / last position
+  space        autoplay on/off     + -     faster / slower
+  Esc q        back to the games
+
+[b]Bot detail[/b]
+  Esc q        back
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="modal-box"):
+            yield Static("[b]arena tui[/b] keys", classes="title")
+            yield Static(HELP, id="help-text")
+
+
+class PickerScreen(ModalScreen[Any]):
+    """Choose one of ``choices`` ((value, label) pairs); dismisses with the value, or None on Esc."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, choices: Sequence[tuple[Any, str]], current: Any = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = list(choices)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(self.title_text, classes="title")
+            yield OptionList(*[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)], id="picker")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        for i, (value, _) in enumerate(self.choices):
+            if value == self.current:
+                options.highlighted = i
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.choices[int(event.option.id or 0)][0])
