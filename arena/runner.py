@@ -106,45 +106,8 @@ def play_task(task: Task, bot_root: str | None = None) -> dict[str, Any]:
 
 
 def _referee() -> Callable[..., Any]:
-    try:
-        from arena.referee import play_game
-    except ImportError:  # TEMPORARY until arena/referee.py lands: no sandbox
-        return _fallback_play_game
+    from arena.referee import play_game
     return play_game
-
-
-def _fallback_play_game(game: Any, bots: list[str], seed: int, limits: Limits, *, on_failure: str = "lose",
-                        names: list[str] | None = None) -> Any:  # TEMPORARY: remove when arena.referee exists
-    import importlib.util
-
-    import games as games_pkg
-    from arena.play import play
-    from arena.records import GameRecord, forfeit_returns
-    from bots.base import Limit
-    from bots.registry import make
-    from games.seeding import splitmix64
-    g = games_pkg.load(game)
-    if "seed" in g.params:
-        g = g.with_params(seed=seed)
-    objs = []
-    for seat, spec in enumerate(bots):
-        bot_seed = splitmix64(seed * 31 + seat) >> 2
-        try:
-            if spec.endswith(".py"):
-                mod_spec = importlib.util.spec_from_file_location(f"_bot_{seat}", spec)
-                module = importlib.util.module_from_spec(mod_spec)  # type: ignore[arg-type]
-                mod_spec.loader.exec_module(module)  # type: ignore[union-attr]
-                objs.append(module.Bot(g, seat, bot_seed))
-            else:
-                objs.append(make(spec, g, seat, bot_seed))
-        except Exception as exc:  # noqa: BLE001
-            n = g.num_players()
-            terms = ["normal"] * n
-            terms[seat] = "crash"
-            return GameRecord(str(g), seed, list(names or bots), [], forfeit_returns(n, seat, g.min_utility()), terms,
-                              info={"error": f"{type(exc).__name__}: {exc}"})
-    return play(g, objs, seed, limit=Limit(time=limits.move_time), on_failure=on_failure, players=names,
-                max_moves=10_000)
 
 
 # -- the writer --------------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""The Ray backend: each game is a Ray task; results stream back to the one writer (:mod:`arena.runner`).
+
+A task carries everything its game needs (game spec, seed, limits, built-in specs and the *source* of
+any bot file), so it can run on any node of a cluster: the worker writes the bot files into its own
+content-addressed cache and plays the game through the same referee (and sandbox) as the local
+backend. The same league file and seeds therefore give the same games on both backends.
+
+``ray`` is an optional extra: ``pip install "arena[ray]"``. Every node needs arena installed.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from arena.errors import ConfigError
+from arena.runner import Task, play_task
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError('the ray backend needs Ray: pip install "arena[ray]" (or "ray[default]")') from None
+    return ray
+
+
+class RayBackend:
+    """Keeps ``concurrency`` games in flight as Ray tasks (one CPU each)."""
+
+    def __init__(self, concurrency: int | None = None, address: str | None = None) -> None:
+        ray = _ray()
+        self.ray = ray
+        self.started = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                      "ignore_reinit_error": True}
+            if address:
+                kwargs["address"] = address
+            elif concurrency:
+                kwargs["num_cpus"] = concurrency
+            ray.init(**kwargs)
+            self.started = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.concurrency = concurrency or cpus
+        self.remote = ray.remote(num_cpus=1, max_retries=0)(_play_remote)
+
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+        running: dict[Any, Task] = {}
+        exhausted = False
+        while True:
+            while not exhausted and len(running) < self.concurrency + 1:
+                task = next(tasks, None)
+                if task is None:
+                    exhausted = True
+                    break
+                running[self.remote.remote(task)] = task
+            if not running:
+                return
+            ready, _ = self.ray.wait(list(running), num_returns=1)
+            for ref in ready:
+                task = running.pop(ref)
+                try:
+                    result = self.ray.get(ref)
+                except Exception as exc:  # noqa: BLE001 - a lost worker: the game is retried next run
+                    result = {"error": f"ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"}
+                yield task, result
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+
+
+def _play_remote(task: Task) -> dict[str, Any]:
+    return play_task(task)
