@@ -7,7 +7,10 @@
 #
 # All rules live in the nogil functions on Core/Board below; the class is a thin shell over them.
 from games._core cimport CoreState, CHANCE, TERMINAL
-from games._rng cimport Rng, rng_below
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
+from games._rng cimport Rng, rng_below, rng_seed
 
 from games.errors import InvalidActionError
 
@@ -165,14 +168,16 @@ cdef inline bint split_play(Board* b, int c, int pa, int a, int pb) noexcept nog
 
 
 cdef int gen_splits(Core* s, int c, int* out) noexcept nogil:
-    """Appends the legal 7-splits in id order; an ordering whose outcome equals the reverse ordering's
-    (which has the lower id when pawnB < pawnA) is left out."""
+    """Appends the legal 7-splits in id order. A split is identified by its outcome: one whose final
+    position equals that of a lower-id split (the reverse ordering, or rarely another split, when two
+    slides end on the same squares) is left out."""
     cdef Board* b = &s.b
     cdef Board tmp
-    cdef signed char res[72][4]
-    cdef bint valid[72]
+    cdef uint64_t kept[72][2]         # final pos[][] of each split listed so far, as two words
+    cdef uint64_t w0, w1
     cdef int reach[4][7]              # 1 if pawn k alone can go forward a steps without passing HOME
-    cdef int n = 0, k, a, pa, pb, j, idx, ridx, nmov = 0
+    cdef int n = 0, nkept = 0, k, a, pa, pb, j, i, nmov = 0
+    cdef bint dup
     for k in range(4):
         for a in range(1, 7):
             reach[k][a] = movable(b.pos[c][k]) and fwd_dest(c, b.pos[c][k], a) != -2
@@ -183,40 +188,26 @@ cdef int gen_splits(Core* s, int c, int* out) noexcept nogil:
         for j in range(3):
             pb = j if j < pa else j + 1
             for a in range(1, 7):
-                idx = (pa * 3 + j) * 6 + a - 1
-                valid[idx] = False
                 if not (reach[pa][a] and reach[pb][7 - a]):
                     continue
                 tmp = b[0]
                 if not split_play(&tmp, c, pa, a, pb):
                     continue
-                valid[idx] = True
-                res[idx][0] = tmp.pos[c][0]
-                res[idx][1] = tmp.pos[c][1]
-                res[idx][2] = tmp.pos[c][2]
-                res[idx][3] = tmp.pos[c][3]
-                if pb < pa:
-                    ridx = (pb * 3 + pa - 1) * 6 + 6 - a
-                    if valid[ridx] and res[ridx][0] == res[idx][0] and res[ridx][1] == res[idx][1] \
-                            and res[ridx][2] == res[idx][2] and res[ridx][3] == res[idx][3] \
-                            and _same_opponents(s, &tmp, c, pb, 7 - a, pa):
-                        continue
-                out[n] = A_SPLIT + idx
+                memcpy(&w0, &tmp.pos[0][0], 8)
+                memcpy(&w1, &tmp.pos[2][0], 8)
+                dup = False
+                for i in range(nkept):
+                    if kept[i][0] == w0 and kept[i][1] == w1:
+                        dup = True
+                        break
+                if dup:
+                    continue
+                kept[nkept][0] = w0
+                kept[nkept][1] = w1
+                nkept += 1
+                out[n] = A_SPLIT + (pa * 3 + j) * 6 + a - 1
                 n += 1
     return n
-
-
-cdef bint _same_opponents(Core* s, Board* done, int c, int pa, int a, int pb) noexcept nogil:
-    """Replays the reverse ordering and compares the opponents' pawns (the own pawns already match)."""
-    cdef Board tmp = s.b
-    cdef int c2, k
-    split_play(&tmp, c, pa, a, pb)
-    for c2 in range(4):
-        if c2 != c:
-            for k in range(4):
-                if tmp.pos[c2][k] != done.pos[c2][k]:
-                    return False
-    return True
 
 
 # ----- the option list of the drawn card (§5) -------------------------------------------------------
@@ -538,6 +529,29 @@ cdef class SorryState(CoreState):
     def _board_string(self) -> str:
         from games.sorry.render import render
         return render(self.observation())
+
+    def _py_sample_draws(self, int n, seed) -> dict:
+        """Test hook: counts of n draws by the compiled sampler from this state's pile (not applied)."""
+        cdef Rng rng
+        cdef int i
+        counts = {}
+        rng_seed(&rng, <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF))
+        for i in range(n):
+            v = sample_draw(&self.s, &rng)
+            counts[v] = counts.get(v, 0) + 1
+        return counts
+
+    def _py_chance_sequence(self, int n, seed) -> list:
+        """Test hook: ``c_chance_sequence`` (the next n draws sampled jointly) as a list."""
+        cdef Rng rng
+        cdef int i, m
+        cdef int* out = <int*>malloc(max(n, 1) * sizeof(int))
+        rng_seed(&rng, <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF))
+        try:
+            m = self.c_chance_sequence(&rng, out, n)
+            return [out[i] for i in range(m)]
+        finally:
+            free(out)
 
     def _py_set_position(self, positions, int turn, int card, pile=None, bint extra=False) -> None:
         """Test hook: puts the pawns (``positions[colour][pawn]``, 4 ints per colour), the player to
