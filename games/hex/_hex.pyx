@@ -350,3 +350,25 @@ def playouts_fill(root, long n, seed=0):
         if s.winner == 0:
             w0 += 1
     return [w0, n - w0], total
+
+
+def _py_playout_moves(state, seed=0) -> int:
+    """Test hook: plays ``state`` (in place) to the end with the move-by-move playout; returns the moves.
+
+    ``state.random_playout(seed)`` is the same for the fill-the-board playout (the default)."""
+    cdef HexState s = _checked_root(state)
+    cdef Rng rng
+    rng_seed(&rng, <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF))
+    return s.c_playout_moves(&rng)
+
+
+def _py_fill_winner(board, int size) -> int:
+    """Test hook: the compiled winner check of a full board (N*N ints 0/1 in action order)."""
+    cdef HexState s = HexState(None, size, False)
+    cdef int cells[HEX_MAX_PADDED]
+    cdef int i
+    if len(board) != size * size or any(v not in (0, 1) for v in board):
+        raise ValueError("a full board is N*N values, each 0 or 1")
+    for i in range(size * size):
+        s.board[(i // size + 1) * s.width + i % size + 1] = board[i]
+    return s.fill_winner(cells)
