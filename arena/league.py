@@ -133,7 +133,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         except ImportError as exc:
             raise fail(str(exc).splitlines()[0]) from None
         spec = str(game)
-        if spec in specs:
+        if _match_game(spec, specs):
             raise fail(f"game {spec!r} is listed twice")
         specs.append(spec)
         seat_counts[spec] = game.num_players()
@@ -210,11 +210,8 @@ def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEn
                 raise fail(f"bots[{i}]: 'games' must be a non-empty list of the league's game specs")
             canon = []
             for g in plays:
-                try:
-                    c = str(games_pkg.load(g)) if isinstance(g, str) else None
-                except GameSpecError:
-                    c = None
-                if c not in specs:
+                c = _match_game(g, specs)
+                if c is None:
                     raise fail(f"bots[{i}]: game {g!r} is not in the league; league games: {', '.join(specs)}")
                 canon.append(c)
             plays = tuple(canon)
@@ -250,6 +247,23 @@ def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEn
             raise fail(f"bot name {name!r} is used twice; give each bot a unique name = \"...\"")
         entries.append(BotEntry(name=name.strip(), spec=spec, file=path, source=source, games=plays, trusted=trusted))
     return entries
+
+
+def _game_identity(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
+    import games as games_pkg
+    try:
+        game = games_pkg.load(spec)
+    except (GameSpecError, ImportError):
+        return None
+    return game.name, tuple(sorted(game.get_parameters().items()))
+
+
+def _match_game(spec: Any, specs: list[str]) -> str | None:
+    """The league spec naming the same game as ``spec`` (``nim(k=3)`` is ``nim``), or None."""
+    if not isinstance(spec, str):
+        return None
+    ident = _game_identity(spec)
+    return next((s for s in specs if ident is not None and _game_identity(s) == ident), None)
 
 
 def _is_int(x: Any) -> bool:

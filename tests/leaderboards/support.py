@@ -1,0 +1,56 @@
+"""Helpers for the league tests: run the CLI in a directory, write league files and bot files."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+RANDOM_BOT = """
+import random
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.rng = random.Random(seed)
+
+    def step(self, state, limit):
+        return self.rng.choice(state.legal_actions())
+"""
+
+RAISING_BOT = """
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+
+    def step(self, state, limit):
+        raise RuntimeError("this bot always fails")
+"""
+
+SYNTAX_ERROR_BOT = """
+class Bot:
+    def step(self, state, limit)
+        return 1
+"""
+
+# Passes validation (seat 0) but fails every league game it plays from seat 1.
+SEAT1_FAILING_BOT = """
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.seat = seat
+
+    def step(self, state, limit):
+        if self.seat == 1:
+            raise RuntimeError("I cannot play second")
+        return state.legal_actions()[0]
+"""
+
+
+def arena(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Runs ``arena ARGS`` in ``cwd`` (a fresh interpreter, as a user would)."""
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
