@@ -534,3 +534,70 @@ def test_invariants_over_random_games(spec: str, n_games: int) -> None:
             if state.is_terminal():
                 assert all(p == HOME for p in state.observation()["pawns"][me])
         _check_invariants(state, game)
+
+
+# ----- parity with the plain-Python model of the rules ---------------------------------------------------
+@pytest.mark.parametrize("spec,n_games", [("sorry(players=2)", 12), ("sorry(players=3)", 8),
+                                          ("sorry(players=4,sorryFwd4=true,swapVictimSlides=true)", 8)])
+def test_options_match_the_reference_model(spec: str, n_games: int) -> None:
+    from games.sorry import reference
+
+    game: SorryGame = games.load(spec)  # type: ignore[assignment]
+    in_play = [c in game.colours() for c in range(4)]
+    rng = random.Random(spec)
+    checked = 0
+    for _ in range(n_games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if not state.is_chance_node():
+                obs = state.observation()
+                expected = reference.options(state._positions(), game.colours()[obs["turn"]], obs["card"], in_play,
+                                             game.param("sorryFwd4"), game.param("swapVictimSlides"))
+                assert legal == list(expected), (state._positions(), obs["card"])
+                for a in legal:
+                    assert state._simulate(a) == expected[a], (state._positions(), obs["card"], a)
+                checked += 1
+            state.apply_action(rng.choice(legal))
+    assert checked > 100 * n_games
+
+
+def _random_position(rng: random.Random, colours: tuple[int, ...]) -> list[list[int]]:
+    pos = [[HOME] * 4 for _ in range(4)]
+    taken: set[int] = set()
+    for c in colours:
+        safety: set[int] = set()
+        for k in range(4):
+            kind = rng.random()
+            if kind < 0.2:
+                pos[c][k] = START
+            elif kind < 0.3:
+                pos[c][k] = HOME
+            elif kind < 0.45 and len(safety) < 5:
+                pos[c][k] = rng.choice(sorted({60, 61, 62, 63, 64} - safety))
+                safety.add(pos[c][k])
+            else:
+                pos[c][k] = rng.choice(sorted(set(range(60)) - taken))
+                taken.add(pos[c][k])
+    return pos
+
+
+@pytest.mark.parametrize("players,flags", [(4, ""), (3, ",sorryFwd4=true,swapVictimSlides=true"), (2, "")])
+def test_options_match_the_reference_model_on_random_positions(players: int, flags: str) -> None:
+    from games.sorry import reference
+
+    game: SorryGame = games.load(f"sorry(players={players}{flags})")  # type: ignore[assignment]
+    colours = game.colours()
+    in_play = [c in colours for c in range(4)]
+    rng = random.Random(players)
+    cards = [1, 2, 3, 4, 5, 7, 7, 7, 8, 10, 11, 11, 12, 13, 13]
+    for _ in range(700):
+        pos = _random_position(rng, colours)
+        player = rng.randrange(players)
+        card = rng.choice(cards)
+        state = game.position({c: pos[c] for c in colours}, to_move=player, card=card)
+        expected = reference.options(pos, colours[player], card, in_play,
+                                     game.param("sorryFwd4"), game.param("swapVictimSlides"))
+        assert state.legal_actions() == list(expected), (pos, player, card)
+        for a, result in expected.items():
+            assert state._simulate(a) == result, (pos, player, card, a)
