@@ -54,6 +54,8 @@ class ArenaApp(App[None]):
         self.message: str | None = None
         """The message shown instead of the tables (missing / empty / newer store), or None."""
         self.snapshots_applied = 0
+        self.known_leagues: list[str] = []
+        """League names from the last snapshot (or from an unknown-league message), for the picker."""
         self._wake = threading.Event()
         self._force = False
 
@@ -80,7 +82,7 @@ class ArenaApp(App[None]):
         self._wake.set()  # the poller leaves its wait at once
 
     # -- polling (worker thread) -----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="poll")
     def poll_store(self) -> None:
         worker = get_current_worker()
         reader = StoreReader(self.db_path)
@@ -91,6 +93,7 @@ class ArenaApp(App[None]):
                 try:
                     snapshot = reader.poll(self.league, self.scope, force=force)
                 except Unavailable as exc:
+                    self.known_leagues = exc.leagues or self.known_leagues
                     if not self._deliver(self._show_message, exc.message) or exc.final:
                         return
                 else:
@@ -121,11 +124,15 @@ class ArenaApp(App[None]):
         self._update_status()
 
     def _apply_snapshot(self, snapshot: Snapshot) -> None:
+        if (self.league is not None and snapshot.league != self.league) or \
+                (snapshot.scope != self.scope and self.scope in snapshot.scopes):
+            return  # built for a selection the user has just changed; the next poll brings the right one
         first = self.snapshot is None
         self.snapshot = snapshot
         self.message = None
         self.league = snapshot.league
         self.scope = snapshot.scope
+        self.known_leagues = snapshot.leagues
         self.query_one("#message-box").display = False
         self.query_one("#tabs").display = True
         self.query_one(LeaderboardTable).show(snapshot)
@@ -180,19 +187,14 @@ class ArenaApp(App[None]):
         self.wake(force=True)
 
     def action_pick_league(self) -> None:
-        if self.snapshot is None:
+        if not self.known_leagues:
             return
-        choices = [(name, name) for name in self.snapshot.leagues]
 
         def chosen(name: str | None) -> None:
-            if name is not None and name != self.snapshot_league:
+            if name is not None and name != self.league:
                 self.league, self.scope = name, ALL
                 self.wake()
-        self.push_screen(PickerScreen("League", choices, self.snapshot.league), chosen)
-
-    @property
-    def snapshot_league(self) -> str | None:
-        return self.snapshot.league if self.snapshot else None
+        self.push_screen(PickerScreen("League", [(n, n) for n in self.known_leagues], self.league), chosen)
 
     def action_pick_game(self) -> None:
         if self.snapshot is None:

@@ -184,7 +184,13 @@ def render_colosseum(obs: Observation, names: Names = None) -> Text:
                 else:
                     out.append(f" {COLOSSEUM_MARKS[seat % 2]} ", style=f"{seat_style(seat)} reverse")
         out.append("\n")
-    out.append(f"max step {obs.get('max_step', '?')}   ", style=DIM)
+    out.append(f"max step {obs.get('max_step', '?')}", style=DIM)
+    scores = obs.get("scores")
+    if scores:
+        out.append("   scores ", style=DIM)
+        for seat, score in enumerate(scores):
+            out.append(f"{COLOSSEUM_MARKS[seat % 2]} {score} ", style=seat_style(seat))
+    out.append("\n")
     out.append_text(_to_move(obs, names or COLOSSEUM_MARKS, COLOSSEUM_MARKS if names else None))
     return out
 
@@ -207,8 +213,14 @@ def _inward(square: int, steps: int) -> tuple[int, int]:
     return r + dr * steps, c + dc * steps
 
 
-def sorry_colours(n_seats: int) -> list[int]:
-    """Board colour of each seat in the observation (sorry.md §7: 2 players sit on 0 and 2)."""
+def sorry_colours(obs: Observation) -> list[int]:
+    """Board colour (0 Red .. 3 Green) of each seat: the observation's ``colors`` names when given, else
+    sorry.md §7's seating (2 players sit on Red and Yellow, 3 on Red, Blue, Yellow)."""
+    names = obs.get("colors")
+    if names:
+        lower = [n.lower() for n in SEAT_NAMES]
+        return [lower.index(str(n).lower()) for n in names]
+    n_seats = len(obs["pawns"])
     return {2: [0, 2], 3: [0, 1, 2]}.get(n_seats, list(range(n_seats)))
 
 
@@ -230,7 +242,7 @@ _LAYOUT = sorry_layout()
 def render_sorry(obs: Observation, names: Names = None) -> Text:
     """The 60-square ring with slides, each colour's safety zone, START (S) and HOME (H) counts, the card."""
     pawns = [[int(p) for p in seat] for seat in obs["pawns"]]
-    colours = obs.get("colours") or sorry_colours(len(pawns))
+    colours = sorry_colours(obs)
     grid: dict[tuple[int, int], tuple[str, str]] = {}
     for tri, end, colour in SLIDES:  # slides first: pawns drawn later cover them
         for sq in range(tri, end + 1):

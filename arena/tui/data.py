@@ -27,10 +27,12 @@ DETAIL_GAMES = 500
 class Unavailable(Exception):
     """The store cannot be shown; ``message`` says why and what to do. ``final``: polling again won't help."""
 
-    def __init__(self, message: str, *, final: bool = False) -> None:
+    def __init__(self, message: str, *, final: bool = False, leagues: list[str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.final = final
+        self.leagues = leagues or []
+        """The store's leagues, when the problem is an unknown league name (so the picker can still work)."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,8 @@ class StoreReader:
             try:
                 self.store = Store.open(self.path, readonly=True)
             except StoreError as exc:
-                raise Unavailable(f"Cannot read {self.path}:\n\n{exc}", final=True) from None
+                # a newer schema stays newer; anything else may be a store still being created: poll on
+                raise Unavailable(f"Cannot read {self.path}:\n\n{exc}", final="newer" in str(exc)) from None
             except (ArenaError, sqlite3.Error) as exc:
                 raise Unavailable(f"Cannot read {self.path}:\n\n{exc}") from None
         return self.store
@@ -218,8 +221,9 @@ class StoreReader:
         for league in leagues:
             if league.name == name:
                 return leagues, league
-        raise Unavailable(f"No league {name!r} in {self.path}.\n\nLeagues: {', '.join(lg.name for lg in leagues)} "
-                          "(press l to pick one).")
+        names = [lg.name for lg in leagues]
+        raise Unavailable(f"No league {name!r} in {self.path}.\n\nLeagues: {', '.join(names)} (press l to pick one).",
+                          leagues=names)
 
     def poll(self, league: str | None, scope: str, *, force: bool = False) -> Snapshot | None:
         """A new snapshot when the store (or the selection) changed since the last poll, else None.

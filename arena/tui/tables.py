@@ -104,7 +104,7 @@ class HeadToHeadTable(LiveTable):
     def show(self, snapshot: Snapshot) -> None:
         bots = [row.bot_id for row in snapshot.leaderboard]
         columns = [str(b) for b in bots]
-        if [c.value for c in self.ordered_columns[1:]] != columns:
+        if [c.key.value for c in self.ordered_columns[1:]] != columns:
             # the bot set or the ranking changed: the columns must move, which DataTable cannot do in place
             self.clear(columns=True)
             self._cells.clear()

@@ -1,0 +1,127 @@
+"""The dashboard's worker-side reader against a real store."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.tui.data import StoreReader, Unavailable
+from leaderboards.ratings import ALL, leaderboard_order
+from leaderboards.store import SCHEMA_VERSION, Store
+from tests.tui.storefix import Fixture
+
+
+def test_snapshot_matches_the_stored_ratings(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll(None, ALL)
+    assert snap is not None
+    stored = fixture_store.store.ratings(fixture_store.demo.id)
+    assert [row.bot_id for row in snap.leaderboard] == leaderboard_order(stored)
+    for row in snap.leaderboard:
+        assert row.exposed == pytest.approx(stored[row.bot_id].exposed)
+        assert row.games == stored[row.bot_id].games == len(row.trend)
+        assert row.trend[-1] == pytest.approx(row.exposed)  # the trend ends at the stored rating
+    mybot = next(r for r in snap.leaderboard if r.label == "mybot")
+    assert mybot.failures == 2
+    assert snap.leagues == ["demo", "ladder"] and snap.league == "demo"
+    assert snap.scopes[0] == ALL and set(snap.scopes[1:]) == {"nim", "doublestep"}
+    assert snap.n_games == 48 and len(snap.games) == 48
+    assert [g.id for g in snap.games] == sorted((g.id for g in snap.games), reverse=True)
+    assert any(g.reason == "timeout@0" for g in snap.games)
+    reader.close()
+
+
+def test_poll_is_none_until_something_changes(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    assert reader.poll(None, ALL) is not None
+    assert reader.poll(None, ALL) is None
+    assert reader.poll(None, "nim") is not None  # a new selection
+    fixture_store.add_round([("random", "greedy")])
+    snap = reader.poll(None, "nim")
+    assert snap is not None and snap.n_games == 24 + 2
+    reader.close()
+
+
+def test_trend_refolds_when_an_earlier_game_is_rated_late(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    reader.poll(None, ALL)
+    store = fixture_store.store
+    # a game that sorts before every stored one forces the store (and the trend cache) to recompute
+    rec = store.game(1)
+    assert rec is not None
+    record = {k: getattr(rec, k) for k in ("game", "seed", "players", "history", "returns", "terminations",
+                                           "move_seats", "wall_times", "cpu_times", "failures", "duration", "info")}
+    store.record_game(fixture_store.demo.id, "00000-aaa", "nim", 0, rec.seats, record)
+    store.rate_pending(fixture_store.demo.id)
+    snap = reader.poll(None, ALL)
+    assert snap is not None
+    stored = store.ratings(fixture_store.demo.id)
+    for row in snap.leaderboard:
+        assert row.trend[-1] == pytest.approx(stored[row.bot_id].exposed)
+        assert len(row.trend) == stored[row.bot_id].games
+    reader.close()
+
+
+def test_scope_filters_ratings_games_and_head_to_head(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll(None, "nim")
+    assert snap is not None and snap.scope == "nim"
+    assert all(g.game.startswith("nim") for g in snap.games) and snap.n_games == 24
+    assert all(row.games == 12 for row in snap.leaderboard)
+    uct, rnd = fixture_store.bots["uct"], fixture_store.bots["random"]
+    assert snap.h2h[(uct, rnd)] == (4, 0, 0) and snap.h2h[(rnd, uct)] == (0, 0, 4)
+    reader.close()
+
+
+def test_other_league_and_unknown_league(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll("ladder", ALL)
+    assert snap is not None and [r.label for r in snap.leaderboard] and snap.n_games == 3
+    with pytest.raises(Unavailable, match="(?s)No league 'nope'.*demo, ladder") as unknown:
+        reader.poll("nope", ALL)
+    assert unknown.value.leagues == ["demo", "ladder"] and not unknown.value.final
+    reader.close()
+
+
+def test_missing_empty_and_newer_stores(tmp_path: Path) -> None:
+    path = tmp_path / "x.sqlite"
+    reader = StoreReader(path)
+    with pytest.raises(Unavailable, match="No results store") as missing:
+        reader.poll(None, ALL)
+    assert not missing.value.final  # it may appear: keep polling
+    Store.open(path, create=True).close()
+    with pytest.raises(Unavailable, match="holds no league yet") as empty:
+        reader.poll(None, ALL)
+    assert not empty.value.final
+    reader.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),))
+    conn.commit()
+    conn.close()
+    with pytest.raises(Unavailable, match="newer arena") as newer:
+        StoreReader(path).poll(None, ALL)
+    assert newer.value.final
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(Unavailable, match="not an arena store"):
+        StoreReader(junk).poll(None, ALL)
+
+
+def test_bot_detail_and_replay_data(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    detail = reader.bot_detail(fixture_store.bots["mybot"])
+    assert detail.kind == "file" and detail.filename == "mybot.py" and "class Bot" in detail.source_head
+    assert detail.limits["move_time"] == 2.0
+    assert len(detail.failures) == 2 and all(f[1] == "timeout" for f in detail.failures)
+    assert "TimeoutError" in detail.failures[0][3] and "Traceback" not in detail.failures[0][3]  # the tail
+    assert detail.n_games == 24 and sum(detail.hist) == detail.n_moves > 0
+    assert detail.percentiles["p50"] <= detail.percentiles["p90"] <= detail.percentiles["max"]
+    uct = reader.bot_detail(fixture_store.bots["uct"])
+    assert uct.kind == "builtin" and uct.spec == "uct(iterations=100)" and not uct.failures
+    data = reader.replay(1)
+    stored = fixture_store.store.game(1)
+    assert stored is not None and data.history == stored.history and data.spec == stored.game
+    with pytest.raises(Unavailable):
+        reader.replay(10_000)
+    reader.close()
