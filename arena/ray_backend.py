@@ -47,7 +47,7 @@ class RayBackend:
         running: dict[Any, Task] = {}
         exhausted = False
         while True:
-            while not exhausted and len(running) < self.concurrency + 1:
+            while not exhausted and len(running) < self.concurrency:
                 task = next(tasks, None)
                 if task is None:
                     exhausted = True

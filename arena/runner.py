@@ -282,7 +282,7 @@ class LocalBackend:
         running: dict[Future[dict[str, Any]], Task] = {}
         exhausted = False
         while True:
-            while not exhausted and len(running) < self.concurrency + 1:  # one queued: no idle worker
+            while not exhausted and len(running) < self.concurrency:  # a queued game would escape probation
                 task = next(tasks, None)
                 if task is None:
                     exhausted = True

@@ -95,7 +95,7 @@ cdef class MCSearch:
             raise ValueError("n=0 (play until the deadline) needs a deadline")
         rng_seed(&self.rng, seed)
         self.tie_break = tie_break
-        self.n = n if n > 0 else 1
+        self.n = n if n > 0 else 1      # (n=0 is meant for flat searches; nested ones get n >= 1)
         self.deadline = deadline
         self.aborted = False
         self.tick = 0

@@ -4,7 +4,8 @@ MC(n) whose playouts are played by MC(n) one level down, by every player, chance
 ``level=1`` is ``mc``, ``level=2`` is Rafiq's HMC(n), ``level=3`` plays its playouts with HMC(n), ...
 A decision costs about ``(n * actions * game length)^(level-1)`` random playouts times ``n * actions``,
 so the whole recursion is compiled (``bots._mc.MCSearch``, one scratch state per depth). The budget
-rules are those of :mod:`bots.flat_mc`; a deadline also interrupts the nested decisions.
+rules are those of :mod:`bots.flat_mc` except that ``n`` must be at least 1 (it is also the count of every
+nested decision); a move time caps the root's round-robin and also interrupts the nested decisions.
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ class NestedMCBot(FlatMCBot):
 
     name: ClassVar[str] = "hmc"
     params: ClassVar[dict[str, Param]] = {
-        "n": Param(int, 16, "playouts per candidate action, at every level; 0: as many as the move time allows",
-                   min=0, max=10**9),
+        # n >= 1: the nested levels need a count; a move time still caps the root's round-robin.
+        "n": Param(int, 16, "playouts per candidate action, at every level", min=1, max=10**9),
         "level": Param(int, 2, "nesting depth: 1 is mc, 2 is HMC(n), 3 plays its playouts with HMC(n)",
                        min=1, max=6),
         "tie_break": FlatMCBot.params["tie_break"],

@@ -50,10 +50,16 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         writer.writerows({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
         click.echo(buf.getvalue(), nl=False)
     else:
-        console = Console()
-        print_leaderboard(console, league.name, rows, total, scope)
+        out_console = console()
+        print_leaderboard(out_console, league.name, rows, total, scope)
         if cells is not None:
-            print_h2h(console, rows, cells)
+            print_h2h(out_console, rows, cells)
+
+
+def console() -> Console:
+    """stdout; wide when it is not a terminal so piped tables are not truncated."""
+    import sys
+    return Console() if sys.stdout.isatty() else Console(width=160)
 
 
 def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | None) -> str:

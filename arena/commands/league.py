@@ -39,7 +39,7 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
 def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None = None, backend: str = "local",
                     address: str | None = None, quiet: bool = False, h2h: bool = False) -> Any:
     """Runs a league with a progress bar on stderr, then prints the summary and the leaderboard."""
-    from arena.commands.leaderboard import print_h2h, print_leaderboard
+    from arena.commands.leaderboard import console, print_h2h, print_leaderboard
     from arena.runner import run_league
     from leaderboards.standings import head_to_head, standings
     from leaderboards.store import Store
@@ -72,9 +72,9 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     with Store.open(summary.database) as store:
         lg = store.find_league(cfg.name)
         rows = standings(store, lg.id)
-        print_leaderboard(Console(), lg.name, rows, store.count_games(lg.id))
+        print_leaderboard(console(), lg.name, rows, store.count_games(lg.id))
         if h2h:
-            print_h2h(Console(), rows, head_to_head(store, lg.id, rows))
+            print_h2h(console(), rows, head_to_head(store, lg.id, rows))
     sys.stdout.flush()
     return summary
 

@@ -55,6 +55,7 @@ def beats(spec: str, a: str, b: str, n_games: int, seed: int = 0) -> None:
     ("mc(tie_break=middle)", "tie_break.*one of random, first, last"),
     ("mc(margin=-1)", "margin"),
     ("hmc(level=0)", "'level'.*integer from 1"),
+    ("hmc(n=0)", "'n'.*integer from 1"),
     ("hmc(depth=2)", "valid parameters: n, level, tie_break, margin"),
     ("hmc(tie_break=middle)", "one of random, first, last"),
 ])
