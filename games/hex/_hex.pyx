@@ -20,11 +20,38 @@ cdef inline int find(int* parent, int x) noexcept nogil:
     return x
 
 
-cdef inline void join(int* parent, int a, int b) noexcept nogil:
-    a = find(parent, a)
-    b = find(parent, b)
-    if a != b:
-        parent[a] = b
+cdef inline int merge(int* parent, int root, int cell, int other) noexcept nogil:
+    # Joins the new stone `cell` (root: its set's root so far, or -1) with the set of `other`.
+    other = find(parent, other)
+    if root < 0:
+        parent[cell] = other
+        return other
+    if other != root:
+        parent[other] = root
+    return root
+
+
+cdef inline bint place_stone(signed char* b, int* parent, int w, int cell, int p, int n_padded) noexcept nogil:
+    """Puts a stone of colour p on the empty padded cell, joins it with its same-coloured neighbours
+    (border cells included) and returns whether p's two sides are now connected."""
+    cdef int root = -1
+    if b[cell - w] == p:
+        root = merge(parent, root, cell, cell - w)
+    if b[cell - w + 1] == p:
+        root = merge(parent, root, cell, cell - w + 1)
+    if b[cell - 1] == p:
+        root = merge(parent, root, cell, cell - 1)
+    if b[cell + 1] == p:
+        root = merge(parent, root, cell, cell + 1)
+    if b[cell + w - 1] == p:
+        root = merge(parent, root, cell, cell + w - 1)
+    if b[cell + w] == p:
+        root = merge(parent, root, cell, cell + w)
+    b[cell] = p
+    if root < 0:
+        return False     # an isolated stone touches no side (N >= 2), so it cannot connect them
+    cell = n_padded + 2 * p      # TOP (p = 0) or LEFT (p = 1); the opposite side is the next node
+    return find(parent, cell) == root and find(parent, cell + 1) == root
 
 
 cdef class HexState(CoreState):
@@ -70,27 +97,8 @@ cdef class HexState(CoreState):
         return self.pie and self.player == 1 and self.n_empty == self.size * self.size - 1
 
     cdef void place(self, int cell, int p) noexcept:
-        """Puts a stone of colour p on an empty padded cell and joins it with its neighbours;
-        sets the winner when the stone connects p's two sides."""
-        cdef int w = self.width
-        cdef int* parent = self.parent
-        cdef signed char* b = self.board
-        cdef int a
-        b[cell] = p
-        if b[cell - w] == p:
-            join(parent, cell, cell - w)
-        if b[cell - w + 1] == p:
-            join(parent, cell, cell - w + 1)
-        if b[cell - 1] == p:
-            join(parent, cell, cell - 1)
-        if b[cell + 1] == p:
-            join(parent, cell, cell + 1)
-        if b[cell + w - 1] == p:
-            join(parent, cell, cell + w - 1)
-        if b[cell + w] == p:
-            join(parent, cell, cell + w)
-        a = self.n_padded + 2 * p    # TOP (p=0) or LEFT (p=1); the opposite side is a + 1
-        if find(parent, a) == find(parent, a + 1):
+        """Puts a stone of colour p on an empty padded cell; sets the winner if it connects p's sides."""
+        if place_stone(self.board, self.parent, self.width, cell, p, self.n_padded):
             self.winner = p
 
     cdef int collect_empty(self, int* out) noexcept:
@@ -215,21 +223,27 @@ cdef class HexState(CoreState):
         """A random game played move by move: a random empty cell each turn (an incremental
         Fisher-Yates shuffle), union-find, stop at the first connection. Returns the moves made."""
         cdef int cells[HEX_MAX_PADDED]
-        cdef int e, t = 0, j, tmp, moves = 0
+        cdef int e, t = 0, j, cell, moves = 0
+        cdef signed char* b = self.board
+        cdef int* parent = self.parent
+        cdef int w = self.width, n_padded = self.n_padded, p
         if self.winner >= 0:
             return 0
         if self.swap_pending():
             moves = self.random_first_reply(rng)
         e = self.collect_empty(cells)
-        while self.winner < 0:
+        p = self.player
+        while True:
             j = t + rng_below(rng, e - t)
-            tmp = cells[t]
-            cells[t] = cells[j]
-            cells[j] = tmp
-            self.place(cells[t], self.player)
-            self.n_empty -= 1
-            self.player ^= 1
+            cell = cells[j]
+            cells[j] = cells[t]
             t += 1
+            if place_stone(b, parent, w, cell, p, n_padded):
+                break
+            p ^= 1
+        self.winner = p
+        self.player = p ^ 1
+        self.n_empty -= t
         return moves + t
 
     cdef int c_playout_fill(self, Rng* rng) noexcept:
