@@ -526,6 +526,13 @@ cdef class SorryState(CoreState):
             "winner": self.s.winner if self.s.winner >= 0 else None,
         }
 
+    def _state_key(self):
+        # Everything that determines the future (and the observation), without building the dict.
+        cdef int c, k
+        return (self.c_current_player(), tuple([self.s.b.pos[c][k] for c in range(4) for k in range(4)]),
+                tuple([self.s.pile[k] for k in range(14)]), self.s.pile_total, self.s.card, self.s.turn,
+                self.s.winner, self.s.extra)
+
     def _board_string(self) -> str:
         from games.sorry.render import render
         return render(self.observation())

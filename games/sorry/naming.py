@@ -119,7 +119,10 @@ def parse(state: Any, text: str) -> int:
     wanted = " ".join(text.lower().split())
     legal = state.legal_actions()
     for a in legal:
-        if wanted in (describe(state, a).lower(), short_name(a)):
+        if wanted == short_name(a):
+            return a
+    for a in legal:
+        if wanted == describe(state, a).lower():
             return a
     shown = "; ".join(describe(state, a) for a in legal[:8]) + ("; ..." if len(legal) > 8 else "")
     raise InvalidActionError(f"{text!r} names no legal action here; legal: {shown}")

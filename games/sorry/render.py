@@ -24,7 +24,7 @@ def ring_cell(square: int) -> tuple[int, int]:
     return ((0, off), (off, 15), (15, 15 - off), (15 - off, 0))[side]
 
 
-def render(obs: dict[str, Any]) -> str:
+def _empty_ring() -> list[list[str]]:
     grid = [["   "] * 16 for _ in range(16)]
     for sq in range(60):
         side, off = divmod(sq, 15)
@@ -35,6 +35,14 @@ def render(obs: dict[str, Any]) -> str:
             mark = " - "
         r, c = ring_cell(sq)
         grid[r][c] = mark
+    return grid
+
+
+_RING = _empty_ring()
+
+
+def render(obs: dict[str, Any]) -> str:
+    grid = [list(row) for row in _RING]
     legend = []
     for player, (name, pawns) in enumerate(zip(obs["colors"], obs["pawns"])):
         colour = COLOURS.index(name)
