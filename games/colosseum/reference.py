@@ -77,28 +77,30 @@ def generate(size: int, seed: int) -> tuple[Board, Cell, Cell]:
             return board, p0, p1
 
 
-def distance(board: Board, me: Cell, opp: Cell, dest: Cell) -> int | None:
-    """Fewest unit steps from me to dest without crossing a wall or entering opp's cell (None: unreachable)."""
+def distances(board: Board, me: Cell, opp: Cell) -> dict[Cell, int]:
+    """Fewest unit steps from me to every cell reachable without crossing a wall or entering opp's cell."""
     dist = {me: 0}
     queue = deque([me])
     while queue:
         cur = queue.popleft()
-        if cur == dest:
-            return dist[cur]
         for d, (dr, dc) in enumerate(MOVES):
             nxt = (cur[0] + dr, cur[1] + dc)
             if not board[cur[0]][cur[1]][d] and nxt != opp and nxt not in dist:
                 dist[nxt] = dist[cur] + 1
                 queue.append(nxt)
-    return None
+    return dist
 
 
 def is_border(size: int, r: int, c: int, d: int) -> bool:
     return (d == 0 and r == 0) or (d == 1 and c == size - 1) or (d == 2 and r == size - 1) or (d == 3 and c == 0)
 
 
-def check_move(board: Board, me: Cell, opp: Cell, dest: Cell, d: int, k: int) -> str | None:
-    """Why "end on dest, wall on side d" is illegal (spec §4), or None when it is legal."""
+def check_move(board: Board, me: Cell, opp: Cell, dest: Cell, d: int, k: int,
+               dist: dict[Cell, int] | None = None) -> str | None:
+    """Why "end on dest, wall on side d" is illegal (spec §4), or None when it is legal.
+
+    ``dist``: :func:`distances` of this position, when the caller already has it.
+    """
     size = len(board)
     r, c = dest
     if not (0 <= r < size and 0 <= c < size and 0 <= d <= 3):
@@ -109,7 +111,7 @@ def check_move(board: Board, me: Cell, opp: Cell, dest: Cell, d: int, k: int) ->
         return None
     if dest == opp:
         return "that is the opponent's cell"
-    steps = distance(board, me, opp, dest)
+    steps = (distances(board, me, opp) if dist is None else dist).get(dest)
     if steps is None:
         return "that cell cannot be reached"
     if steps > k:
@@ -120,8 +122,9 @@ def check_move(board: Board, me: Cell, opp: Cell, dest: Cell, d: int, k: int) ->
 def legal_actions(board: Board, me: Cell, opp: Cell, k: int) -> list[int]:
     """Every legal action id (r*M + c)*4 + d, ascending, by testing each one."""
     size = len(board)
+    dist = distances(board, me, opp)
     return [(r * size + c) * 4 + d for r in range(size) for c in range(size) for d in range(4)
-            if check_move(board, me, opp, (r, c), d, k) is None]
+            if check_move(board, me, opp, (r, c), d, k, dist) is None]
 
 
 def end_check(board: Board, p0: Cell, p1: Cell) -> tuple[bool, int, int]:
