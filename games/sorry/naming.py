@@ -117,6 +117,7 @@ def describe(state: Any, action: int) -> str:
 def parse(state: Any, text: str) -> int:
     """``string_to_action``: a legal action's full or short name (case-insensitive)."""
     wanted = " ".join(text.lower().split())
+    wanted = {"draw sorry": "draw sorry!", "draw 13": "draw sorry!"}.get(wanted, wanted)
     legal = state.legal_actions()
     for a in legal:
         if wanted == short_name(a):

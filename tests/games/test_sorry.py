@@ -442,6 +442,7 @@ def test_action_names_and_their_inverse() -> None:
     assert s.action_to_string(PASS) == "pass"
     assert G4.new_initial_state().action_to_string(13) == "draw sorry!"
     assert G4.new_initial_state().string_to_action("draw 11") == 11
+    assert G4.new_initial_state().string_to_action("Draw Sorry") == 13
     for state in (s, s11):
         for a in state.legal_actions():
             assert state.string_to_action(state.action_to_string(a)) == a
