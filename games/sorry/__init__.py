@@ -21,15 +21,18 @@ SEATS: dict[int, tuple[int, ...]] = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
 
 class SorryGame(Game):
     name: ClassVar[str] = "sorry"
-    description: ClassVar[str] = "Sorry!: race 4 pawns round the board and home with a 45-card deck (chance draws)"
+    description: ClassVar[str] = "Sorry!: race 4 pawns round the board and home, 45-card deck (chance draws)"
     params: ClassVar[dict[str, Param]] = {
-        "players": Param(int, 4, "number of players (2 play red and yellow, 3 red, blue and yellow)", min=2, max=4),
-        "seed": Param(int, 0, "unused: Sorry! has no random set-up (every draw is a chance node); accepted so a "
-                              "referee can set a seed on every game", min=0, max=2**63 - 1),
+        "players": Param(int, 4, "number of players (2 play red and yellow, 3 red, blue and yellow)",
+                         min=2, max=4),
+        "seed": Param(int, 0, "unused: Sorry! has no random set-up (every draw is a chance node); "
+                              "accepted so a referee can set a seed on every game", min=0, max=2**63 - 1),
         "twoDrawsAgain": Param(bool, True, "a 2 gives the same player another draw"),
         "sorryFwd4": Param(bool, False, "a Sorry! card may instead move a pawn forward 4 (2013 edition)"),
-        "swapVictimSlides": Param(bool, False, "the pawn displaced by an 11 swap slides if it lands on a triangle"),
-        "oneOutAtStart": Param(bool, False, "each player starts with one pawn on its START exit (faster game)"),
+        "swapVictimSlides": Param(bool, False,
+                                  "the pawn displaced by an 11 swap slides if it lands on a triangle"),
+        "oneOutAtStart": Param(bool, False,
+                               "each player starts with one pawn on its START exit (faster game)"),
         "pawnsPerPlayer": Param(int, 4, "pawns per player", min=1, max=4),
         "stopAtFirstWinner": Param(bool, True, "the game ends when the first player gets all pawns HOME "
                                                "(only true: placings are not implemented)"),
@@ -42,7 +45,8 @@ class SorryGame(Game):
     def _validate(self) -> None:
         check(self.param("stopAtFirstWinner"),
               "stopAtFirstWinner=false (playing on for placings) is not supported; valid values: true")
-        check(not self.param("teamPlay"), "teamPlay=true (the team variant) is out of scope; valid values: false")
+        check(not self.param("teamPlay"),
+              "teamPlay=true (the team variant) is out of scope; valid values: false")
 
     def num_players(self) -> int:
         return int(self.param("players"))
@@ -52,14 +56,16 @@ class SorryGame(Game):
         return SEATS[self.num_players()]
 
     def new_initial_state(self) -> SorryState:
-        return SorryState(self, self.num_players(), self.param("twoDrawsAgain"), self.param("sorryFwd4"),
-                          self.param("swapVictimSlides"), self.param("pawnsPerPlayer"), self.param("oneOutAtStart"))
+        p = self.param
+        return SorryState(self, self.num_players(), p("twoDrawsAgain"), p("sorryFwd4"), p("swapVictimSlides"),
+                          p("pawnsPerPlayer"), p("oneOutAtStart"))
 
     def num_distinct_actions(self) -> int:
         return N_ACTIONS
 
     def max_game_length(self) -> int:
-        return 2**31 - 1  # unbounded: a run of cards can undo any progress; random games end with probability 1
+        # Unbounded: cards can undo any progress (random games end with probability 1).
+        return 2**31 - 1
 
     def min_utility(self) -> float:
         return -1.0 / (self.num_players() - 1)

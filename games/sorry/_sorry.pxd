@@ -16,7 +16,8 @@ cdef enum:
     A_START_OUT = 14      # lowest-index pawn in START -> E_s (cards 1 and 2)
     A_FWD = 15            # + pawn: forward by the card's value (4 for Sorry! with sorryFwd4)
     A_BACK = 19           # + pawn: backward 4 (card 4) or 1 (card 10)
-    A_SPLIT = 23          # + (pawnA*3 + j)*6 + (a-1): pawnA +a then pawnB +(7-a); j = pawnB's rank among the others
+    A_SPLIT = 23          # + (pawnA*3 + j)*6 + (a-1): pawnA +a, then pawnB +(7-a);
+                          #   j = pawnB's rank among the pawns other than pawnA
     A_SWAP = 95           # + own*16 + colour*4 + pawn: 11 swap with an opponent pawn on the track
     A_SORRY = 159         # + colour*4 + pawn: Sorry! on that opponent pawn
     N_ACTIONS = 175

@@ -49,7 +49,7 @@ def run(quick: bool = False) -> Iterator[Record]:
         spec = f"sorry(players={players})"
         root = games.load(spec).new_initial_state()
         n_c, n_py = 1000 * scale, 20 * scale   # enough Python games that their mean length is stable
-        t = interleaved({"c": lambda: playouts(root, n_c, 1), "py": lambda: python_api_playouts(spec, n_py, 1)},
-                        reps)
+        t = interleaved({"c": lambda: playouts(root, n_c, 1),
+                         "py": lambda: python_api_playouts(spec, n_py, 1)}, reps)
         yield rate(SUITE, f"{spec} random playouts", n_c / t["c"], "playouts/s", BASELINE, n_py / t["py"],
                    note="baseline drives the same compiled engine through the Python API")

@@ -80,7 +80,7 @@ def _bumps(before: list[list[int]], after: list[list[int]], skip: tuple[int, int
 def describe(state: Any, action: int) -> str:
     """``action_to_string``: the full name when the action is legal here, else the short name."""
     name = short_name(action)
-    if action == PASS or action < START_OUT or state.current_player() < 0 or action not in state.legal_actions():
+    if action < START_OUT or state.current_player() < 0 or action not in state.legal_actions():
         return name
     colour = state._colour_of(state.current_player())
     col = COLOURS[colour]
@@ -103,7 +103,8 @@ def describe(state: Any, action: int) -> str:
         parts = []
         for k, n in ((pa, a), (pb, 7 - a)):
             dest = state._dest(colour, mine[k], n, True)
-            parts.append(f"pawn {k} +{n} ({square_name(mine[k])} -> {square_name(dest)}{_slide_note(colour, dest)})")
+            path = f"{square_name(mine[k])} -> {square_name(dest)}{_slide_note(colour, dest)}"
+            parts.append(f"pawn {k} +{n} ({path})")
         return "split 7: " + ", ".join(parts) + _bumps(before, after)
     if action < SORRY:
         own, c2, pawn = (action - SWAP) >> 4, ((action - SWAP) >> 2) & 3, (action - SWAP) & 3

@@ -113,8 +113,9 @@ def options(pos: Pos, colour: int, card: int, in_play: list[bool], sorry_fwd4: b
     c = colour
     out: dict[int, Pos] = {}
     in_start = [k for k in range(4) if pos[c][k] == START]
-    opponents = [(c2, q) for c2 in range(4) if c2 != c and in_play[c2] for q in range(4) if 0 <= pos[c2][q] < 60]
-    fwd = {1: 1, 2: 2, 3: 3, 5: 5, 7: 7, 8: 8, 10: 10, 11: 11, 12: 12, 13: 4 if sorry_fwd4 else 0}.get(card, 0)
+    opponents = [(c2, q) for c2 in range(4) if c2 != c and in_play[c2]
+                 for q in range(4) if 0 <= pos[c2][q] < 60]
+    fwd = 0 if card == 4 else (4 if sorry_fwd4 else 0) if card == 13 else card
     back = {4: 4, 10: 1}.get(card, 0)
     if card in (1, 2) and in_start:
         new = copy.deepcopy(pos)

@@ -438,7 +438,8 @@ def test_action_names_and_their_inverse() -> None:
     assert s11.action_to_string(SWAP(0, "blue", 0)) == "swap pawn 0 with blue pawn 0 (14 <-> 39), slide to 43"
     assert s11.string_to_action("swap pawn 0 with blue pawn 0") == SWAP(0, "blue", 0)
     assert at({"red": [30, St, St, St]}, 10).action_to_string(BACK(0)) == "red pawn 0: 30 -> 29 (back 1)"
-    assert at({"red": [St], "blue": [31]}, 13).action_to_string(SORRY("blue", 0)) == "sorry! blue pawn 0 on 31, slide to 34"
+    sorry = at({"red": [St], "blue": [31]}, 13)
+    assert sorry.action_to_string(SORRY("blue", 0)) == "sorry! blue pawn 0 on 31, slide to 34"
     assert s.action_to_string(PASS) == "pass"
     assert G4.new_initial_state().action_to_string(13) == "draw sorry!"
     assert G4.new_initial_state().string_to_action("draw 11") == 11
@@ -529,7 +530,8 @@ def test_invariants_over_random_games(spec: str, n_games: int) -> None:
             for c in range(4):
                 for k in range(4):
                     if c != mine and before[c][k] != predicted[c][k]:
-                        # Another colour's pawn only goes back to START, or is swapped onto the mover's square.
+                        # Another colour's pawn only goes back to START, or is swapped onto the mover's
+                        # square.
                         assert predicted[c][k] == START or (card == 11 and predicted[c][k] in before[mine]) \
                             or (card == 11 and game.param("swapVictimSlides")), (before, predicted, action)
             if state.is_terminal():
@@ -553,7 +555,8 @@ def test_options_match_the_reference_model(spec: str, n_games: int) -> None:
             legal = state.legal_actions()
             if not state.is_chance_node():
                 obs = state.observation()
-                expected = reference.options(state._positions(), game.colours()[obs["turn"]], obs["card"], in_play,
+                colour = game.colours()[obs["turn"]]
+                expected = reference.options(state._positions(), colour, obs["card"], in_play,
                                              game.param("sorryFwd4"), game.param("swapVictimSlides"))
                 assert legal == list(expected), (state._positions(), obs["card"])
                 for a in legal:
