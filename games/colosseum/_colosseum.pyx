@@ -134,7 +134,13 @@ cdef class ColosseumState(CoreState):
         cdef int queue[MAX_CELLS]
         cdef int M = self.size
         cdef int y = x + _step(M, d)
-        cdef int n = 1, head = 0, u, v, e, w, opp = self.pos[1 - mover], sx
+        cdef int n = 1, head = 0, u, v, e, w, opp = self.pos[1 - mover], sx, p
+        # Fast path: a 3-step detour around the new wall on either side (x -> x' -> y' -> y, the primed
+        # cells one step sideways) proves nothing was split. Most walls in open ground pass here.
+        for p in ((d + 1) & 3, (d + 3) & 3):
+            if not (self.walls[x] >> p) & 1 and not (self.walls[y] >> p) & 1 and \
+                    not (self.walls[x + _step(M, p)] >> d) & 1:
+                return
         memset(seen, 0, self.ncells)
         queue[0] = x
         seen[x] = 1
