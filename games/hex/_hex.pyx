@@ -31,7 +31,8 @@ cdef inline int merge(int* parent, int root, int cell, int other) noexcept nogil
     return root
 
 
-cdef inline bint place_stone(signed char* b, int* parent, int w, int cell, int p, int n_padded) noexcept nogil:
+cdef inline bint place_stone(signed char* b, int* parent, int w, int cell, int p,
+                             int n_padded) noexcept nogil:
     """Puts a stone of colour p on the empty padded cell, joins it with its same-coloured neighbours
     (border cells included) and returns whether p's two sides are now connected."""
     cdef int root = -1

@@ -158,7 +158,8 @@ def test_swapped_edge_stone_joins_its_new_side() -> None:
 
 
 # ---- bad specs ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", ["hex(size=0)", "hex(size=40)", "hex(size=1)", "hex(size=26)", "hex(size=x)"])
+@pytest.mark.parametrize("spec", ["hex(size=0)", "hex(size=40)", "hex(size=1)", "hex(size=26)",
+                                  "hex(size=x)"])
 def test_bad_size_lists_valid_values(spec: str) -> None:
     with pytest.raises(GameSpecError, match=r"'size'.*from 2 to 25"):
         games.load(spec)
@@ -359,4 +360,5 @@ def test_same_swap_as_openspiel() -> None:
 def test_action_strings_match_openspiel() -> None:
     spiel_state = pyspiel.load_game("hex(board_size=11)").new_initial_state()
     ours = games.load("hex(size=11)").new_initial_state()
-    assert [ours.action_to_string(a) for a in range(121)] == [spiel_state.action_to_string(0, a) for a in range(121)]
+    theirs = [spiel_state.action_to_string(0, a) for a in range(121)]
+    assert [ours.action_to_string(a) for a in range(121)] == theirs
