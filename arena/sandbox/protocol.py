@@ -31,9 +31,13 @@ def _reject_constant(name: str) -> Any:
     raise FrameError(f"non-finite number {name} in message")
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One frame for ``message`` (compact JSON, NaN refused)."""
-    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+    body = _ENCODER.encode(message).encode()
     return HEADER.pack(len(body)) + body
 
 
@@ -45,40 +49,24 @@ def frame_length(header: bytes, cap: int) -> int:
     return length
 
 
-def _depth(value: Any, limit: int) -> int:
-    stack = [(value, 1)]
-    deepest = 0
-    while stack:
-        item, d = stack.pop()
-        deepest = max(deepest, d)
-        if deepest > limit:
-            break
-        if isinstance(item, dict):
-            stack.extend((v, d + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, d + 1) for v in item)
-    return deepest
-
-
-def decode(body: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
-    """Parses one frame body into a dict.
+def decode(body: bytes, max_depth: int | None = MAX_DEPTH) -> dict[str, Any]:
+    """Parses one frame body into a dict (``max_depth=None``: trusted sender, no nesting check).
 
     Raises:
         FrameError: invalid UTF-8 or JSON, non-finite numbers, huge integers, too deep, not an object.
     """
-    # Cheap pre-check: deep nesting needs many brackets; refuse before json recurses at all.
-    if body.count(b"[") + body.count(b"{") > 4 * max_depth and _bracket_depth(body) > max_depth:
+    # Deep nesting needs many brackets: check (linearly, without recursion) before json recurses at all.
+    if max_depth is not None and body.count(b"[") + body.count(b"{") > max_depth \
+            and _bracket_depth(body) > max_depth:
         raise FrameError(f"message nested deeper than {max_depth} levels")
     try:
-        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+        value = _DECODER.decode(body.decode("utf-8"))
     except FrameError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError, TypeError) as exc:  # ValueError: bad JSON, huge ints
         raise FrameError(f"unparseable message: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(value, dict):
         raise FrameError(f"message must be a JSON object, got {type(value).__name__}")
-    if _depth(value, max_depth) > max_depth:
-        raise FrameError(f"message nested deeper than {max_depth} levels")
     return value
 
 
@@ -120,14 +108,14 @@ def parse_action(message: dict[str, Any], num_actions: int | None = None) -> int
 
 # -- blocking helpers for the bot side (the referee side uses non-blocking reads with deadlines) --------
 def read_frame(fd: int, cap: int = MAX_REFEREE_MESSAGE) -> dict[str, Any] | None:
-    """Reads one frame from a blocking fd; None at end of file."""
+    """Reads one frame from a blocking fd; None at end of file. Only for the trusted referee's frames."""
     header = _read_exactly(fd, HEADER.size)
     if header is None:
         return None
     body = _read_exactly(fd, frame_length(header, cap))
     if body is None:
         return None
-    return decode(body, max_depth=64)
+    return decode(body, max_depth=None)
 
 
 def write_frame(fd: int, message: dict[str, Any]) -> None:

@@ -26,6 +26,9 @@ STDERR_KEEP = 16 * 1024
 """Bytes of the bot's stderr kept (the tail) for crash reports."""
 GRACE = 0.05
 """Seconds added to every deadline: the referee's clock and the bot's disagree by a few ms on a busy machine."""
+STARTUP_GRACE = 5.0
+"""Seconds added to the first move time for starting the process (interpreter, imports, ``Bot(...)``):
+the cost of our own process start must not count against the bot, even on a loaded machine."""
 
 
 def deadline_for(seconds: float) -> float:
@@ -100,7 +103,7 @@ class BotProcess:
         self._moves += 1
         started = time.monotonic()
         if not self._ready:
-            self._await_ready(started + deadline_for(self.limits.first_move_time))
+            self._await_ready(started + deadline_for(self.limits.first_move_time) + STARTUP_GRACE)
             started = time.monotonic()
         deadline = started + deadline_for(seconds)
         history = state.history()

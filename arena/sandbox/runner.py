@@ -21,6 +21,25 @@ BOT_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/bot", "LANG": "C.UTF-8", "PYTHONDO
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
 
 
+def import_paths() -> list[str]:
+    """sys.path for the bot host: arena's package roots, then the site-packages of this interpreter."""
+    import arena
+    import bots
+    import games
+    roots = []
+    for pkg in (games, bots, arena):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(pkg.__file__ or "")))
+        if root not in roots:
+            roots.append(root)
+    return roots + [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and p not in roots]
+
+
+def bootstrap() -> str:
+    """The ``-c`` program of the bot host. ``-S`` skips site.py and .pth processing (a faster start)."""
+    return (f"import sys; sys.path[0:0] = {import_paths()!r}; "
+            "from arena.sandbox.host import main; main(sys.argv[1:])")
+
+
 class Sandbox:
     """Per-game launcher: knows the active layers, derives rlimits from the Limits and starts bots."""
 
@@ -89,7 +108,7 @@ class Sandbox:
             plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_dir,
                                    group.join_paths() if group else [],
                                    self.rlimits(bool(group and group.memory)))
-            argv = [sys.executable, "-I", "-B", "-m", "arena.sandbox.host", str(fds[0]), str(fds[1])]
+            argv = [sys.executable, "-I", "-B", "-S", "-c", bootstrap(), str(fds[0]), str(fds[1])]
             proc = spawn.launch(plan, argv, dict(BOT_ENV), fds, stderr_fd)
         except BaseException:
             if group is not None:

@@ -1,0 +1,155 @@
+"""``arena match GAME BOT BOT [BOT BOT] --games N --seed S``: sandboxed games with seats rotated fairly."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Sequence
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.errors import ConfigError
+from arena.limits import Limits
+from arena.records import REASONS, GameRecord
+
+
+def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
+    """(game seed, seat -> bot index) for each game: every set-up (seed) is played in every rotation."""
+    out = []
+    for i in range(games):
+        r = i % n_bots
+        out.append((seed + i // n_bots, [(seat + r) % n_bots for seat in range(n_bots)]))
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, int(round(q / 100 * (len(ordered) - 1)))))
+    return ordered[k]
+
+
+def labels_for(bots: Sequence[str]) -> list[str]:
+    """Display names; repeated bots get #1, #2 so their results stay apart."""
+    base = [os.path.basename(b) if b.endswith(".py") else b for b in bots]
+    return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]
+
+
+def totals(records: list[tuple[list[int], GameRecord]], labels: list[str]) -> dict[str, Any]:
+    """Per bot: wins, draws, losses, points, failures by reason, move-time percentiles."""
+    out: dict[str, Any] = {}
+    for b, label in enumerate(labels):
+        wins = draws = losses = 0
+        points = 0.0
+        failures = {r: 0 for r in REASONS if r != "normal"}
+        walls: list[float] = []
+        cpus: list[float] = []
+        for seats, rec in records:
+            for seat, who in enumerate(seats):
+                if who != b:
+                    continue
+                points += rec.returns[seat] if rec.returns else 0.0
+                winner = rec.winner() if rec.returns else None
+                if winner is None:
+                    draws += 1
+                elif winner == seat:
+                    wins += 1
+                else:
+                    losses += 1
+                for f in rec.failures:
+                    if f.seat == seat:
+                        failures[f.reason] = failures.get(f.reason, 0) + 1
+                for s, w, c in zip(rec.move_seats, rec.wall_times, rec.cpu_times):
+                    if s == seat:
+                        walls.append(w)
+                        cpus.append(c)
+        out[label] = {"wins": wins, "draws": draws, "losses": losses, "points": points, "failures": failures,
+                      "moves": len(walls),
+                      "move_time": {f"p{q}": percentile(walls, q) for q in (50, 90, 99)},
+                      "move_cpu": {f"p{q}": percentile(cpus, q) for q in (50, 90, 99)}}
+    return out
+
+
+def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
+    d = rec.to_dict()
+    return {"seed": rec.seed, "game": rec.game, "seats": seats, "players": rec.players, "returns": rec.returns,
+            "terminations": rec.terminations, "history": rec.history, "failures": d["failures"],
+            "move_seats": rec.move_seats, "wall_times": rec.wall_times, "cpu_times": rec.cpu_times,
+            "duration": rec.duration, **({"adjudicated": rec.info["adjudicated"]} if "adjudicated" in rec.info else {})}
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1000:.1f}"
+
+
+def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, layers: list[str]) -> None:
+    table = Table(title=f"{game}: {n_games} games", title_justify="left")
+    for col in ("bot", "W", "D", "L", "points", "failures", "moves", "move ms p50/p90/p99", "cpu ms p50"):
+        table.add_column(col, justify="left" if col in ("bot", "failures") else "right")
+    for label, t in tot.items():
+        fails = ", ".join(f"{r} {c}" for r, c in t["failures"].items() if c) or "-"
+        mt = t["move_time"]
+        table.add_row(label, str(t["wins"]), str(t["draws"]), str(t["losses"]), f"{t['points']:+g}", fails,
+                      str(t["moves"]), f"{_ms(mt['p50'])}/{_ms(mt['p90'])}/{_ms(mt['p99'])}", _ms(t["move_cpu"]["p50"]))
+    console.print(table)
+    console.print(f"sandbox layers: {', '.join(layers) if layers else 'NONE (debug mode: trusted code only)'}")
+
+
+@click.command("match")
+@click.argument("game")
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--games", "n_games", type=int, default=10, show_default=True, help="Number of games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first game (game seeds follow).")
+@click.option("--move-time", type=float, default=Limits.move_time, show_default=True, help="Seconds per move.")
+@click.option("--first-move-time", type=float, default=Limits.first_move_time, show_default=True,
+              help="Seconds for each bot's first move (set-up).")
+@click.option("--memory", "memory_mb", type=int, default=Limits.memory_mb, show_default=True, help="MB per bot.")
+@click.option("--on-failure", type=click.Choice(["lose", "random_move"]), default="lose", show_default=True,
+              help="lose: a failing bot loses; random_move: COMP424 rule, a random move is played instead.")
+@click.option("--trusted", is_flag=True, help="The bot files are trusted: run them even without the mandatory layers.")
+@click.option("--debug", is_flag=True,
+              help="TRUSTED DEBUG MODE: bots run in this process, no sandbox, no time limits (for a debugger).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
+def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
+          memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool) -> None:
+    """Play GAME between the BOTs (built-in specs or bot files), each sandboxed in its own process."""
+    import games as games_pkg
+    from arena.referee import check_untrusted_allowed, describe_bot, play_game
+
+    if n_games < 1:
+        raise ConfigError(f"--games must be at least 1, got {n_games}")
+    if seed < 0:
+        raise ConfigError(f"--seed must be >= 0, got {seed}")
+    g = games_pkg.load(game)
+    if len(bots) != g.num_players():
+        raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
+    for b in bots:
+        describe_bot(b)
+    limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
+                    trusted=trusted, debug=debug)
+    check_untrusted_allowed(bots, limits)
+    labels = labels_for(bots)
+    err = Console(stderr=True)
+    if debug:
+        err.print("[bold red]TRUSTED DEBUG MODE[/]: no sandbox and no time limits; never use it for code you do not trust")
+    plan = schedule(len(bots), n_games, seed)
+    records: list[tuple[list[int], GameRecord]] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=as_json) as progress:
+        task = progress.add_task(f"{g}", total=n_games)
+        for game_seed, seats in plan:
+            rec = play_game(g, [bots[i] for i in seats], game_seed, limits, on_failure=on_failure,
+                            names=[labels[i] for i in seats])
+            records.append((seats, rec))
+            progress.advance(task)
+    tot = totals(records, labels)
+    layers = records[0][1].info.get("sandbox", []) if records else []
+    if as_json:
+        click.echo(json.dumps({"game": str(g), "bots": list(bots), "labels": labels, "seed": seed,
+                               "limits": limits.to_dict(), "on_failure": on_failure, "sandbox": layers,
+                               "games": [game_json(s, r) for s, r in records], "totals": tot}))
+        return
+    print_table(Console(), str(g), tot, n_games, layers)

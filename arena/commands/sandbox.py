@@ -1,0 +1,61 @@
+"""``arena sandbox check``: which sandbox layers are active here, and whether bot files may run."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+
+@click.group("sandbox")
+def sandbox() -> None:
+    """Inspect the sandbox for untrusted bot code."""
+
+
+def live_probe() -> dict[str, object]:
+    """Starts one sandboxed built-in bot and reports what it saw (uid, layers) and how long it took."""
+    from arena.limits import Limits
+    from arena.referee import play_game
+    t0 = time.perf_counter()
+    record = play_game("nim", ["random", "random"], seed=1, limits=Limits(move_time=2, first_move_time=10))
+    return {"ok": all(t == "normal" for t in record.terminations), "bot_uids": record.info.get("bot_uids"),
+            "game_seconds": round(time.perf_counter() - t0, 3), "terminations": record.terminations}
+
+
+@sandbox.command("check")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+@click.option("--no-live", is_flag=True, help="Skip starting a sandboxed bot (report the probes only).")
+def check_command(as_json: bool, no_live: bool) -> None:
+    """Print the layer report: each layer active or missing, mandatory or not.
+
+    Exit status 1 when a mandatory layer is missing (bot files are then refused without --trusted).
+    """
+    from arena.sandbox import check
+    layers = check.report()
+    missing = check.missing_mandatory()
+    live = None if no_live else live_probe()
+    if as_json:
+        click.echo(json.dumps({"layers": [l.to_dict() for l in layers], "missing_mandatory": missing,
+                               "bot_files_allowed": not missing, "live": live}, indent=2))
+    else:
+        table = Table(title="arena sandbox layers", title_justify="left")
+        for col in ("layer", "state", "mandatory", "what it does here"):
+            table.add_column(col)
+        for l in layers:
+            state = "[green]active[/]" if l.active else ("[red]MISSING[/]" if l.mandatory else "[yellow]missing[/]")
+            table.add_row(l.name, state, "yes" if l.mandatory else "", l.detail)
+        console = Console()
+        console.print(table)
+        if live is not None:
+            console.print(f"live probe: a sandboxed game {'ran' if live['ok'] else 'FAILED'} "
+                          f"(bot uids {live['bot_uids']}, {live['game_seconds']} s)")
+        if missing:
+            console.print(f"[red]bot files are refused here[/] (missing: {', '.join(missing)}); "
+                          "--trusted runs them anyway, for code you trust")
+        else:
+            console.print("[green]untrusted bot files can run here[/]")
+    if missing:
+        sys.exit(1)

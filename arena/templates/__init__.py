@@ -1,0 +1,1 @@
+"""Files ``arena new-bot`` writes (package data)."""
