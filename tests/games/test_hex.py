@@ -223,7 +223,10 @@ def _connected(board: list[int], size: int, player: int) -> bool:
     return False
 
 
-def test_move_by_move_playout_stops_at_the_first_connection() -> None:
+def test_move_by_move_playout_ends_in_a_real_game_end() -> None:
+    # The final position must be one a game can end in: the players alternated, only the winner is
+    # connected, and some winner stone is a last move before which nobody was connected. Replaying
+    # the stones in alternation with that stone last must end the game exactly there.
     for size in (2, 4, 7):
         for seed in range(60):
             s = games.load(f"hex(size={size})").new_initial_state()
@@ -233,10 +236,16 @@ def test_move_by_move_playout_stops_at_the_first_connection() -> None:
             assert s.is_terminal() and moves == size * size - board.count(-1)
             assert board.count(0) - board.count(1) == (1 if winner == 0 else 0), "players alternated"
             assert _connected(board, size, winner) and not _connected(board, size, 1 - winner)
-            # Taking back the last stone of the winner breaks its connection: the game ended then.
-            last = [c for c in range(size * size) if board[c] == winner]
-            assert any(not _connected([b if i != c else -1 for i, b in enumerate(board)], size, winner)
-                       for c in last)
+            last = next(c for c in range(size * size) if board[c] == winner and
+                        not _connected([-1 if i == c else v for i, v in enumerate(board)], size, winner))
+            xs = [c for c in range(size * size) if board[c] == 0 and c != last]
+            os_ = [c for c in range(size * size) if board[c] == 1 and c != last]
+            order = [a for pair in zip(xs, os_ + [-1]) for a in pair if a >= 0][:moves - 1] + [last]
+            replay = games.load(f"hex(size={size})").new_initial_state()
+            for i, a in enumerate(order):
+                assert not replay.is_terminal(), f"the game ended before move {i}"
+                replay.apply_action(a)
+            assert replay == s and replay.returns() == s.returns()
 
 
 def test_playout_from_a_pending_swap_takes_the_swap_at_its_rate() -> None:
