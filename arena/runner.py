@@ -274,8 +274,11 @@ class LocalBackend:
         import multiprocessing
         self.concurrency = concurrency
         self.bot_root = bot_root
-        self.pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_worker_init)
+        # forkserver: workers fork from a clean server process that has the referee imported (cheap to start,
+        # and never a fork of this process with its open store and threads).
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["arena.runner", "arena.referee", "games", "bots"])
+        self.pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=context, initializer=_worker_init)
 
     def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
         from concurrent.futures.process import BrokenProcessPool
