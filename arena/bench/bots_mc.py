@@ -15,7 +15,7 @@ import random
 from typing import Any, Callable, Iterator
 
 import games
-from arena.bench import Record, cost, interleaved, rate
+from arena.bench import Record, cost, interleaved, median_time, rate
 from bots.base import Limit
 
 SUITE = "bots"
@@ -55,8 +55,9 @@ def py_playout(state: Any, rng: random.Random, policy: Callable[[Any], int] | No
             state.apply_action(policy(state) if policy else rng.choice(state.legal_actions()))
 
 
-def py_mc(state: Any, n: int, rng: random.Random, level: int = 1) -> int:
-    """MC(n) (nested ``level`` deep) over the Python State API: the baseline of the compiled search."""
+def py_mc(state: Any, n: int, rng: random.Random, level: int = 1, counter: list[int] | None = None) -> int:
+    """MC(n) (nested ``level`` deep) over the Python State API: the baseline of the compiled search.
+    ``counter[0]`` is increased by the number of random playouts played."""
     p = state.current_player()
     legal = state.legal_actions()
     if len(legal) == 1:
@@ -70,12 +71,30 @@ def py_mc(state: Any, n: int, rng: random.Random, level: int = 1) -> int:
         wins = 0.0
         for _ in range(n):
             play = child.clone()
-            policy = None if level == 1 else (lambda s: py_mc(s, n, rng, level - 1))
+            policy = None if level == 1 else (lambda s: py_mc(s, n, rng, level - 1, counter))
             py_playout(play, rng, policy)
+            if counter is not None and level == 1:
+                counter[0] += 1
             wins += _py_share(play.returns(), p)
         scores.append(wins)
     best = max(scores)
     return int(rng.choice([a for a, s in zip(legal, scores) if s == best]))
+
+
+def choice_point(spec: str, seed: int = 0) -> Any:
+    """A state of ``spec`` where a player chooses among at least two actions none of which ends the game:
+    the initial state when it is one, else the first such state of a seeded random game."""
+    rng = random.Random(seed)
+    while True:
+        state = games.load(spec).new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(_py_sample_chance(state, rng))
+                continue
+            legal = state.legal_actions()
+            if len(legal) >= 2 and not any(state.child(a).is_terminal() for a in legal):
+                return state
+            state.apply_action(rng.choice(legal))
 
 
 # ----- the measurements ---------------------------------------------------------------------------------------
@@ -83,19 +102,17 @@ def _mc_record(spec: str, n_c: int, n_py: int, repeats: int) -> Record | None:
     from bots.flat_mc import FlatMCBot
 
     try:
-        game = games.load(spec)
+        root = choice_point(spec)
     except (ImportError, AttributeError):
         return None                 # the game is not built in this checkout (a placeholder package)
-    root = game.new_initial_state()
-    while root.is_chance_node():   # Sorry! starts with a card draw
-        root.apply_action(_py_sample_chance(root, random.Random(0)))
+    bot = FlatMCBot(root.game, root.current_player(), 1, n=n_c)
+    rng, counter = random.Random(1), [0]
+    t = interleaved({"c": lambda: bot.step(root.clone(), Limit()),
+                     "py": lambda: py_mc(root, n_py, rng, counter=counter)}, repeats)
     k = len(root.legal_actions())
-    bot = FlatMCBot(game, root.current_player(), 1, n=n_c)
-    rng = random.Random(1)
-    t = interleaved({"c": lambda: bot.step(root.clone(), Limit()), "py": lambda: py_mc(root, n_py, rng)}, repeats)
-    return rate(SUITE, f"mc {spec} playouts", n_c * k / t["c"], "playouts/s",
-                "same MC in Python over the State API", n_py * k / t["py"],
-                note=f"{k} candidates at the first decision")
+    return rate(SUITE, f"mc {spec} playouts", bot.last_search["playouts"] / t["c"], "playouts/s",
+                "same MC in Python over the State API", counter[0] / repeats / t["py"],
+                note=f"one MC decision, {k} candidates, after {len(root.history())} actions")
 
 
 def _hmc_record(n: int) -> Record:
@@ -104,10 +121,10 @@ def _hmc_record(n: int) -> Record:
     game = games.load("doublestep")
     root = game.new_initial_state()
     bot = NestedMCBot(game, 0, 1, n=n, level=2)
-    rng = random.Random(1)
-    t = interleaved({"c": lambda: bot.step(root.clone(), Limit()), "py": lambda: py_mc(root, n, rng, level=2)}, 1)
-    return cost(SUITE, f"hmc(n={n},level=2) decision, doublestep start", t["c"], "s",
-                f"same HMC(n={n}) in Python over the State API", t["py"],
+    compiled = median_time(lambda: bot.step(root.clone(), Limit()), 7)
+    python = median_time(lambda: py_mc(root, n, random.Random(1), level=2), 1)
+    return cost(SUITE, f"hmc(n={n},level=2) decision, doublestep start", compiled, "s",
+                f"same HMC(n={n}) in Python over the State API", python,
                 note=f"{bot.last_search['playouts']} random playouts, {bot.last_search['decisions']} nested decisions")
 
 
@@ -123,19 +140,30 @@ TIMED: list[tuple[str, str]] = [
 
 
 def move_times(spec: str, bot_spec: str, limit: float, moves: int, seed: int = 0) -> list[float]:
-    """Wall seconds of ``moves`` moves of ``bot_spec`` (seat 0, the others random) under ``limit`` per move."""
-    import bots
-    from arena.play import play
+    """Wall seconds of ``bot_spec`` answering ``moves`` times under ``limit`` per move, timed as the in-process
+    referee times it (state clone included), at positions of seeded random games where the player to move
+    has at least two actions (forced moves answer at once and would flatter the worst case)."""
+    import time
 
-    game = games.load(spec)
+    import bots
+
+    rng = random.Random(seed)
     times: list[float] = []
+    game = games.load(spec)
     while len(times) < moves:
-        seats = [bots.make("random", game, s, seed + s) for s in range(game.num_players())]
-        seats[0] = bots.make(bot_spec, game, 0, seed)
-        record = play(game, seats, seed=seed, limit=Limit(time=limit), max_moves=4 * moves)
-        times += [t for t, s in zip(record.wall_times, record.move_seats) if s == 0]
-        seed += 1
-    return times[:moves]
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(times) < moves:
+            if state.is_chance_node():
+                state.apply_action(_py_sample_chance(state, rng))
+                continue
+            legal = state.legal_actions()
+            if len(legal) >= 2 and rng.random() < 0.25:
+                bot = bots.make(bot_spec, game, state.current_player(), rng.randrange(2**31))
+                t0 = time.perf_counter()
+                bot.step(state.clone(), Limit(time=limit))
+                times.append(time.perf_counter() - t0)
+            state.apply_action(rng.choice(legal))
+    return times
 
 
 def _worst_record(limit: float, moves_each: int) -> Iterator[Record]:
