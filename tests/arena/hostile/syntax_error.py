@@ -1,0 +1,6 @@
+"""Does not even parse."""
+
+
+class Bot:
+    def __init__(self, game, seat, seed)
+        pass

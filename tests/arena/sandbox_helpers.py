@@ -1,0 +1,83 @@
+"""Shared helpers of the sandbox tests: place a hostile bot in its own directory, play it, look for leftovers."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from arena.limits import Limits
+from arena.records import GameRecord
+from arena.referee import play_game
+
+HOSTILE = Path(__file__).parent / "hostile"
+IS_ROOT = os.geteuid() == 0
+# Short limits keep the suite fast; the first move is generous because process start is slow on a busy CI box.
+FAST = Limits(move_time=0.5, first_move_time=0.5, memory_mb=200)
+
+
+def place(name: str, tmp_path: Path, files: dict[str, str] | None = None) -> str:
+    """Copies hostile/<name>.py into a fresh directory of its own (plus extra files); returns its path."""
+    d = tmp_path / f"bot_{name}"
+    d.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(d, 0o755)
+    target = d / f"{name}.py"
+    shutil.copy(HOSTILE / f"{name}.py", target)
+    for fname, text in (files or {}).items():
+        (d / fname).write_text(text)
+    return str(target)
+
+
+def processes_of(uids: set[int]) -> list[int]:
+    """Pids of live processes owned by any of ``uids``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) in uids:
+                            found.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return found
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid and fields[0] != "Z":
+                    out.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+def assert_nothing_left(record: GameRecord) -> None:
+    """No process of the game's bots survives it (by uid when bots had their own uid, else by parentage)."""
+    uids = {u for u in record.info.get("bot_uids", []) if u is not None and u != os.getuid()}
+    deadline = time.monotonic() + 2.0
+    while True:
+        left = processes_of(uids) if uids else children_of(os.getpid())
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not left, f"bot processes left after the game: {left}"
+
+
+def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: str = "nim", seed: int = 1,
+         **kw: object) -> GameRecord:
+    """The hostile bot in seat 0 against a built-in opponent; checks that nothing is left afterwards."""
+    record = play_game(game, [bot_path, opponent], seed, limits, **kw)
+    assert_nothing_left(record)
+    if IS_ROOT:  # a green run must never come from root walking through a check
+        assert all(u not in (0, None) for u in record.info["bot_uids"]), record.info["bot_uids"]
+    return record

@@ -1,0 +1,165 @@
+"""The hostile-bot suite: real processes, real kernel features. Each attack must be recorded with the
+right reason, have no effect, and leave no process behind."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import uuid
+
+import pytest
+
+from arena.errors import BotError
+from arena.sandbox import check
+from tests.arena.sandbox_helpers import FAST, IS_ROOT, assert_nothing_left, place, play
+
+pytestmark = pytest.mark.xdist_group("sandbox")
+
+if check.missing_mandatory():
+    pytest.skip(f"mandatory sandbox layers missing on this machine: {check.missing_mandatory()}",
+                allow_module_level=True)
+
+
+def only_failure(record, seat=0):
+    assert [f.seat for f in record.failures] == [seat], record.failures
+    return record.failures[0]
+
+
+def test_bot_runs_under_its_own_uid_not_root(tmp_path):
+    record = play(place("whoami", tmp_path))
+    detail = only_failure(record).detail
+    uid = int(detail.split("uid=")[1].split()[0])
+    assert uid == record.info["bot_uids"][0]
+    if IS_ROOT:
+        assert uid != 0 and "groups=[]" in detail, detail
+    else:
+        assert uid == os.getuid()
+
+
+def test_memory_bomb_is_recorded_as_memory(tmp_path):
+    record = play(place("memory_bomb", tmp_path))
+    assert record.terminations == ["memory", "normal"]
+    assert record.returns == [-1.0, 1.0]
+
+
+def test_fork_bomb_forks_nothing(tmp_path):
+    record = play(place("fork_bomb", tmp_path))
+    assert record.terminations[0] == "crash"
+    assert "forks that succeeded: 0" in only_failure(record).detail
+
+
+@pytest.mark.parametrize("name", ["ignore_sigterm", "sleeper", "busy_wait"])
+def test_slow_bots_time_out_and_are_killed(tmp_path, name):
+    record = play(place(name, tmp_path))
+    assert record.terminations == ["timeout", "normal"]
+    assert record.returns == [-1.0, 1.0]
+    assert record.wall_times[0] < FAST.move_time + 1.5  # the referee did not wait for the bot
+
+
+def test_timeout_with_random_move_rule_keeps_playing(tmp_path):
+    record = play(place("sleeper", tmp_path), on_failure="random_move")
+    assert record.terminations == ["normal", "normal"]
+    assert record.failures and all(f.reason == "timeout" and f.seat == 0 for f in record.failures)
+    assert all(f.substituted is not None for f in record.failures)
+    assert sum(record.move_seats.count(s) for s in (0, 1)) == len(record.move_seats) and len(record.history) > 2
+
+
+def test_network_is_unreachable(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    try:
+        record = play(place("net_connect", tmp_path, {"port.txt": str(port)}))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody ever connected
+    finally:
+        listener.close()
+    detail = only_failure(record).detail
+    assert record.terminations[0] == "crash"
+    assert "connected" not in detail.replace("Errno", "").split("socket:")[0]
+    assert "socket:" in detail and "http:" in detail
+
+
+def test_other_files_are_invisible(tmp_path):
+    secret = f"CANARY-{uuid.uuid4()}"
+    other = tmp_path / "other_bot"
+    other.mkdir()
+    (other / "other.py").write_text(f"# {secret}\n")
+    db = tmp_path / "results.db"
+    db.write_text(secret)
+    os.chmod(db, 0o644)  # world-readable: only the sandbox (not file permissions) keeps the bot out
+    os.chmod(other / "other.py", 0o644)
+    record = play(place("read_canary", tmp_path, {"targets.txt": f"{other / 'other.py'} {db} {other}"}))
+    failure = only_failure(record)
+    assert failure.reason == "crash"
+    assert secret not in failure.detail
+    assert "read b" not in failure.detail and "listed" not in failure.detail, failure.detail
+
+
+def test_nothing_can_be_written(tmp_path):
+    tag = uuid.uuid4().hex
+    paths = [f"/tmp/arena-bot-{tag}", f"/dev/shm/arena-bot-{tag}"]
+    bot = place("write_files", tmp_path, {"names.txt": " ".join(paths)})
+    record = play(bot)
+    assert record.terminations[0] == "crash"
+    assert "WRITTEN" not in only_failure(record).detail
+    for p in paths + [os.path.join(os.path.dirname(bot), "dropped.txt")]:
+        assert not os.path.exists(p), p
+
+
+def test_no_shell_can_be_run(tmp_path):
+    marker = f"/tmp/arena-exec-{uuid.uuid4().hex}"
+    record = play(place("exec_shell", tmp_path, {"marker.txt": marker}))
+    assert record.terminations[0] == "crash"
+    assert "subprocess ran" not in only_failure(record).detail
+    assert not os.path.exists(marker)
+
+
+def test_killing_the_parent_fails_and_the_game_goes_on(tmp_path):
+    record = play(place("kill_parent", tmp_path))
+    assert record.terminations == ["normal", "normal"]  # the referee (this process) and the opponent survived
+    assert record.failures == [] and record.returns in ([1.0, -1.0], [-1.0, 1.0])
+
+
+def test_setsid_double_fork_leaves_nothing(tmp_path):
+    record = play(place("setsid_orphan", tmp_path))  # play() asserts that no process of the bot's uid is left
+    assert record.terminations == ["normal", "normal"]
+
+
+def test_megabytes_on_stdout_do_not_block_or_corrupt(tmp_path):
+    record = play(place("stdout_flood", tmp_path), limits=FAST.with_(move_time=2.0, first_move_time=2.0))
+    assert record.terminations == ["normal", "normal"] and record.failures == []
+
+
+@pytest.mark.parametrize("mode", ["string", "float", "nan", "huge", "negative", "out_of_range", "nested", "none", "bool"])
+def test_garbage_answers_are_illegal_moves(tmp_path, mode):
+    record = play(place("garbage_answer", tmp_path, {"mode.txt": mode}))
+    assert record.terminations == ["illegal", "normal"], record.failures
+    assert record.returns == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("mode", ["not_json", "nan", "huge_int", "deep", "oversized", "not_object", "bad_utf8",
+                                  "pickle", "no_action"])
+def test_protocol_garbage_is_a_protocol_forfeit(tmp_path, mode):
+    record = play(place("raw_garbage", tmp_path, {"mode.txt": mode}))
+    assert record.terminations == ["protocol", "normal"], record.failures
+    assert record.returns == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("name, needle", [("import_error", "tensorflow_secret_sauce"), ("syntax_error", "SyntaxError"),
+                                          ("no_bot_class", "defines no class Bot")])
+def test_broken_bot_files_crash_with_their_error_kept(tmp_path, name, needle):
+    record = play(place(name, tmp_path))
+    failure = only_failure(record)
+    assert record.terminations == ["crash", "normal"]
+    assert needle in failure.detail
+
+
+def test_a_broken_second_seat_loses_after_the_first_moves(tmp_path):
+    from arena.referee import play_game
+    record = play_game("nim", ["random", place("syntax_error", tmp_path)], 1, FAST)
+    assert_nothing_left(record)
+    assert record.terminations == ["normal", "crash"] and record.returns == [1.0, -1.0]
+    assert record.move_seats[:1] == [0]
