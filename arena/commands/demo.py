@@ -17,13 +17,13 @@ from leaderboards.store import DEFAULT_DB
 DEMO: dict[str, Any] = {
     "name": "demo",
     "games": ["nim", "hex(size=5)"],
-    "games_per_pairing": 10,
+    "games_per_pairing": 8,
     "seed": 2026,
     "bots": [
         {"name": "random", "spec": "random"},
         {"name": "greedy", "spec": "greedy", "games": ["nim"]},
-        {"name": "mc-10", "spec": "mc(n=10)"},
         {"name": "mc-100", "spec": "mc(n=100)"},
+        {"name": "uct-300", "spec": "uct(iterations=300)"},
     ],
 }
 

@@ -63,3 +63,10 @@ def test_the_demo_league_equals_the_example_file():
     demo = parse_config(DEMO)
     assert (example.name, example.games, example.bots, example.games_per_pairing, example.seed) == \
         (demo.name, demo.games, demo.bots, demo.games_per_pairing, demo.seed)
+
+
+@pytest.mark.parametrize("name", ["demo", "course", "sorry"])
+def test_every_example_league_file_is_valid(name):
+    from pathlib import Path
+    cfg = load_config(Path(__file__).parents[2] / "examples" / "leagues" / f"{name}.toml")
+    assert cfg.name and cfg.games and len(cfg.bots) >= 2
