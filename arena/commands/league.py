@@ -30,7 +30,12 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
     """Play (or resume) the league in CONFIG and print its leaderboard."""
     from arena.league import load_config
     cfg = load_config(config)  # every check happens before the store is touched
-    summary = play_and_report(cfg, db=db, concurrency=concurrency, backend=backend, address=address, quiet=quiet)
+    try:
+        summary = play_and_report(cfg, db=db, concurrency=concurrency, backend=backend, address=address,
+                                  quiet=quiet)
+    except KeyboardInterrupt:
+        click.echo("arena: interrupted; finished games are stored, run the same command again to resume", err=True)
+        sys.exit(130)
     if summary.errors:
         raise ArenaError(f"{len(summary.errors)} games could not be played (first: {summary.errors[0]}); "
                          "run the same command again to retry them")
