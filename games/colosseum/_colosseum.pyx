@@ -30,6 +30,104 @@ for _m in range(16):
 cdef uint64_t BOARD_STREAM_MUL = <uint64_t>0x100000001B3
 
 
+cdef extern from *:
+    """
+    static inline int arena_popcount64(unsigned long long x) {
+        /* SWAR: the build has no -mpopcnt, and libgcc's popcount is a call */
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
+    static inline int arena_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int popcount64 "arena_popcount64"(uint64_t x) noexcept nogil
+    int ctz64 "arena_ctz64"(uint64_t x) noexcept nogil
+
+
+# Bitboards over cell indices: word w+1 holds cells 64w..64w+63; words 0 and nw+1 stay zero (padding, so a
+# shift needs no bounds test). Plane d of `op` (stride PW) marks the cells whose side d is open.
+cdef inline void _open_planes(const unsigned char* walls, int ncells, uint64_t* op) noexcept nogil:
+    cdef int i, d
+    memset(op, 0, 4 * PW * sizeof(uint64_t))
+    for i in range(ncells):
+        for d in range(4):
+            if not (walls[i] >> d) & 1:
+                op[d * PW + 1 + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+
+
+cdef inline void _close(uint64_t* op, int cell, int d) noexcept nogil:
+    op[d * PW + 1 + (cell >> 6)] &= ~((<uint64_t>1) << (cell & 63))
+
+
+cdef inline void _reach(uint64_t* reach, const uint64_t* op, int nw, int M, int K, int me, int opp) noexcept nogil:
+    # The cells within K steps of `me` through open sides, never entering `opp`: K whole-board expansions.
+    cdef uint64_t u[PW]
+    cdef uint64_t r[PW]
+    cdef uint64_t dn[PW]
+    cdef uint64_t lf[PW]
+    cdef uint64_t nxt, changed
+    cdef int w, step, ow = 1 + (opp >> 6), sM = 64 - M
+    cdef uint64_t obit = (<uint64_t>1) << (opp & 63)
+    memset(reach, 0, PW * sizeof(uint64_t))
+    reach[1 + (me >> 6)] = (<uint64_t>1) << (me & 63)
+    u[0] = r[0] = dn[0] = lf[0] = 0
+    u[nw + 1] = r[nw + 1] = dn[nw + 1] = lf[nw + 1] = 0
+    for step in range(K):
+        for w in range(1, nw + 1):
+            u[w] = reach[w] & op[UP * PW + w]
+            r[w] = reach[w] & op[RIGHT * PW + w]
+            dn[w] = reach[w] & op[DOWN * PW + w]
+            lf[w] = reach[w] & op[LEFT * PW + w]
+        changed = 0
+        for w in range(1, nw + 1):
+            nxt = reach[w] | (r[w] << 1) | (r[w - 1] >> 63) | (lf[w] >> 1) | (lf[w + 1] << 63) \
+                | (dn[w] << M) | (dn[w - 1] >> sM) | (u[w] >> M) | (u[w + 1] << sM)
+            if w == ow:
+                nxt &= ~obit
+            changed |= nxt ^ reach[w]
+            reach[w] = nxt
+        if not changed:
+            break
+
+
+# Union-find over the (M+1)^2 lattice corners, corner (i, j) = i*(M+1) + j, joined along every wall
+# (the border included). Cell i's top-left corner is i + i // M.
+cdef inline int _find(short* uf, int x) noexcept nogil:
+    while uf[x] != x:
+        uf[x] = uf[uf[x]]                     # path halving
+        x = uf[x]
+    return x
+
+
+cdef inline void _corner_union_find(const unsigned char* walls, int M, short* uf) noexcept nogil:
+    cdef int i, tl, a, b, W = M + 1
+    for i in range(W * W):
+        uf[i] = <short>i
+    for i in range(M * M):
+        tl = i + i // M
+        if walls[i] & (1 << UP):
+            a = _find(uf, tl)
+            b = _find(uf, tl + 1)
+            if a != b:
+                uf[a] = <short>b
+        if walls[i] & (1 << LEFT):
+            a = _find(uf, tl)
+            b = _find(uf, tl + W)
+            if a != b:
+                uf[a] = <short>b
+        if walls[i] & (1 << RIGHT):
+            a = _find(uf, tl + 1)
+            b = _find(uf, tl + 1 + W)
+            if a != b:
+                uf[a] = <short>b
+        if walls[i] & (1 << DOWN):
+            a = _find(uf, tl + W)
+            b = _find(uf, tl + W + 1)
+            if a != b:
+                uf[a] = <short>b
+
+
 cdef inline int _step(int M, int d) noexcept:
     # Cell-index offset of one step in direction d.
     if d == UP:
@@ -93,6 +191,7 @@ cdef class ColosseumState(CoreState):
             self.pos[0] = r * M + c
             self.pos[1] = (M1 - r) * M + (M1 - c)
             if not self.c_full_check(&s0, &s1):
+                self.region = s0
                 return
 
     # ----- rules ------------------------------------------------------------------------------------
@@ -128,55 +227,69 @@ cdef class ColosseumState(CoreState):
         return n
 
     cdef void c_after_move(self, int mover, int x, int d) noexcept:
-        # Only the wall just built can split the players' region: flood from its near side x; if the far
-        # side y is not reached, the region split into comp(x) (holding the mover) and comp(y).
-        cdef unsigned char seen[MAX_CELLS]
-        cdef int queue[MAX_CELLS]
+        # Only the wall just built (between x, the mover's cell, and its neighbour y) can split the
+        # players' region. Search from x and y in alternation, one cell at a time: if the searches meet,
+        # nothing was split; if one side runs out first, it is the smaller part and its size is known,
+        # and the other part has `region` minus that. Cost: the smaller part (or the detour).
+        cdef unsigned char seen[MAX_CELLS]   # 1: reached from x, 2: from y
+        cdef int qx[MAX_CELLS]
+        cdef int qy[MAX_CELLS]
         cdef int M = self.size
-        cdef int y = x + _step(M, d)
-        cdef int n = 1, head = 0, u, v, e, w, opp = self.pos[1 - mover], sx, p
+        cdef int y = x + _step(M, d), opp = self.pos[1 - mover]
+        cdef int hx = 0, nx = 1, hy = 0, ny = 1, u, v, e, w, p
         # Fast path: a 3-step detour around the new wall on either side (x -> x' -> y' -> y, the primed
         # cells one step sideways) proves nothing was split. Most walls in open ground pass here.
-        for p in ((d + 1) & 3, (d + 3) & 3):
-            if not (self.walls[x] >> p) & 1 and not (self.walls[y] >> p) & 1 and \
-                    not (self.walls[x + _step(M, p)] >> d) & 1:
+        for p in range(1, 4, 2):
+            e = (d + p) & 3
+            if not (self.walls[x] >> e) & 1 and not (self.walls[y] >> e) & 1 and \
+                    not (self.walls[x + _step(M, e)] >> d) & 1:
                 return
         memset(seen, 0, self.ncells)
-        queue[0] = x
+        qx[0] = x
+        qy[0] = y
         seen[x] = 1
-        while head < n:
-            u = queue[head]
-            head += 1
+        seen[y] = 2
+        while True:
+            if hx == nx:                              # x's side is complete: nx cells
+                if seen[opp] == 1:
+                    self.region = nx
+                else:
+                    self._finish(mover, nx, self.region - nx)
+                return
+            u = qx[hx]
+            hx += 1
             w = self.walls[u]
             for e in range(4):
                 if not (w >> e) & 1:
                     v = u + _step(M, e)
-                    if v == y:
-                        return                      # still one region: nothing changed
-                    if not seen[v]:
+                    if seen[v] == 0:
                         seen[v] = 1
-                        queue[n] = v
-                        n += 1
-        if seen[opp]:
-            return                                  # both players on the near side
-        sx = n
-        n = 1
-        head = 0
-        queue[0] = y
-        seen[y] = 1
-        while head < n:
-            u = queue[head]
-            head += 1
+                        qx[nx] = v
+                        nx += 1
+                    elif seen[v] == 2:
+                        return                        # the searches met: still one region
+            if hy == ny:                              # y's side is complete: ny cells
+                if seen[opp] == 2:
+                    self._finish(mover, self.region - ny, ny)
+                else:
+                    self.region -= ny
+                return
+            u = qy[hy]
+            hy += 1
             w = self.walls[u]
             for e in range(4):
                 if not (w >> e) & 1:
                     v = u + _step(M, e)
-                    if not seen[v]:
-                        seen[v] = 1
-                        queue[n] = v
-                        n += 1
-        self.score[mover] = sx
-        self.score[1 - mover] = n
+                    if seen[v] == 0:
+                        seen[v] = 2
+                        qy[ny] = v
+                        ny += 1
+                    elif seen[v] == 1:
+                        return
+
+    cdef void _finish(self, int mover, int mine, int theirs) noexcept:
+        self.score[mover] = mine
+        self.score[1 - mover] = theirs
         self._set_winner()
 
     cdef void _set_winner(self) noexcept:
@@ -247,20 +360,22 @@ cdef class ColosseumState(CoreState):
         return TERMINAL if self.winner != RUNNING else self.player
 
     cdef int c_legal_actions(self, int* out) noexcept:
-        cdef int cells[MAX_CELLS]
-        cdef unsigned char mark[MAX_CELLS]
-        cdef int n, i, d, w, count = 0
+        cdef uint64_t op[4 * PW]
+        cdef uint64_t reach[PW]
+        cdef uint64_t m
+        cdef int nw = (self.ncells + 63) >> 6, count = 0, w, i, d, fw
         if self.winner != RUNNING:
             return 0
-        n = self.c_reachable(cells)
-        memset(mark, 0, self.ncells)
-        for i in range(n):
-            mark[cells[i]] = 1
-        for i in range(self.ncells):          # ascending cell order gives ascending action ids
-            if mark[i]:
-                w = self.walls[i]
+        _open_planes(self.walls, self.ncells, op)
+        _reach(reach, op, nw, self.size, self.max_step, self.pos[self.player], self.pos[1 - self.player])
+        for w in range(1, nw + 1):             # ascending cells, then ascending sides: ascending ids
+            m = reach[w]
+            while m:
+                i = ((w - 1) << 6) + ctz64(m)
+                m &= m - 1
+                fw = self.walls[i]
                 for d in range(4):
-                    if not (w >> d) & 1:
+                    if not (fw >> d) & 1:
                         out[count] = i * 4 + d
                         count += 1
         return count
@@ -300,33 +415,66 @@ cdef class ColosseumState(CoreState):
         self.winner = o.winner
         self.score[0] = o.score[0]
         self.score[1] = o.score[1]
+        self.region = o.region
 
     cdef int c_playout(self, Rng* rng) noexcept:
-        cdef int cells[MAX_CELLS]
-        cdef int moves = 0, n, i = 0, total, k, w, d = 0, f, mover, cell
+        # Bitboards: the open sides as 4 planes (kept in step with walls[]), the reachable set by K
+        # whole-board expansions, and a uniform pick among the (cell, free side) pairs by popcount.
+        cdef uint64_t op[4 * PW]
+        cdef uint64_t reach[PW]
+        cdef int M = self.size, nw = (self.ncells + 63) >> 6, moves = 0, total, k, d, w, c, mover, cell = 0
+        cdef uint64_t m
+        cdef short uf[MAX_CORNERS]
+        cdef int a, b
+        _open_planes(self.walls, self.ncells, op)
+        _corner_union_find(self.walls, M, uf)
         while self.winner == RUNNING:
-            n = self.c_reachable(cells)
-            total = 0
-            for i in range(n):
-                total += FREE[self.walls[cells[i]]]
-            k = rng_below(rng, total)        # the k-th legal action, in BFS-cell order
-            for i in range(n):
-                f = FREE[self.walls[cells[i]]]
-                if k < f:
-                    break
-                k -= f
-            cell = cells[i]
-            w = self.walls[cell]
-            for d in range(4):
-                if not (w >> d) & 1:
-                    if k == 0:
-                        break
-                    k -= 1
             mover = self.player
+            _reach(reach, op, nw, M, self.max_step, self.pos[mover], self.pos[1 - mover])
+            total = 0
+            for d in range(4):
+                for w in range(1, nw + 1):
+                    total += popcount64(reach[w] & op[d * PW + w])
+            k = rng_below(rng, total)
+            for d in range(4):
+                for w in range(1, nw + 1):
+                    m = reach[w] & op[d * PW + w]
+                    c = popcount64(m)
+                    if k < c:
+                        while k > 0:                   # drop the k lowest set bits
+                            m &= m - 1
+                            k -= 1
+                        cell = ((w - 1) << 6) + ctz64(m)
+                        break
+                    k -= c
+                else:
+                    continue
+                break
             self.pos[mover] = cell
             self.c_place_wall(cell, d)
+            _close(op, cell, d)
+            _close(op, cell + _step(M, d), (d + 2) & 3)
             self.player = 1 - mover
-            self.c_after_move(mover, cell, d)
+            # Planar duality: the new wall splits a region iff its two end corners were already joined
+            # by walls. Only then can the game end, and only then is a flood fill needed.
+            a = cell + cell // M
+            b = a
+            if d == UP:
+                b = a + 1
+            elif d == RIGHT:
+                a += 1
+                b = a + M + 1
+            elif d == DOWN:
+                a += M + 1
+                b = a + 1
+            else:
+                b = a + M + 1
+            a = _find(uf, a)
+            b = _find(uf, b)
+            if a != b:
+                uf[a] = <short>b
+            else:
+                self.c_after_move(mover, cell, d)
             moves += 1
         return moves
 
@@ -371,6 +519,8 @@ cdef class ColosseumState(CoreState):
             s.score[0] = s0
             s.score[1] = s1
             s._set_winner()
+        else:
+            s.region = s0
         return s
 
     def positions(self) -> list:
@@ -392,8 +542,7 @@ cdef class ColosseumState(CoreState):
         """The two region sizes (equal while both share one region)."""
         if self.winner != RUNNING:
             return [self.score[0], self.score[1]]
-        _, s0, s1 = self.check_endgame()
-        return [s0, s1]
+        return [self.region, self.region]
 
     def illegal_reason(self, action) -> object:
         """Why ``action`` is illegal for the player to move (a short phrase), or None if it is legal."""

@@ -281,8 +281,8 @@ def test_legal_moves_and_end_check_match_the_reference_on_random_games() -> None
             p0, p1 = (tuple(p) for p in state.positions())
             over, s0, s1 = ref.end_check(state.wall_array(), p0, p1)
             assert state.is_terminal() == over
+            assert state.scores() == [s0, s1]            # tracked incrementally by the engine
             if over:
-                assert state.scores() == [s0, s1]
                 assert state.returns() == ([1.0, -1.0] if s0 > s1 else [-1.0, 1.0] if s1 > s0 else [0.0, 0.0])
     assert positions > 1000
 
