@@ -1,0 +1,148 @@
+"""``arena bench sandbox``: what the sandbox costs, measured beside its baselines in the same run.
+
+- per-move round trip referee -> sandboxed trivial bot -> referee, against a raw ``os.pipe`` round trip
+  to a forked echo process (target: at most 50 us of overhead at the median);
+- time from starting a sandboxed bot to its first move, against the same bot started as a plain
+  subprocess with no layers (target: at most 40 ms);
+- games/s of random vs random on Hex 7x7 through the sandbox, against in-process ``arena.play``.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from typing import Iterable
+
+from arena.bench import Record, cost, rate
+from arena.limits import Limits
+
+SUITE = "sandbox"
+LIMITS = Limits(move_time=5.0, first_move_time=5.0)
+
+
+def raw_pipe_round_trip(n: int) -> list[float]:
+    """Seconds per round trip of a small message through two pipes to a forked echo process."""
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # echo child
+        os.close(a_w)
+        os.close(b_r)
+        while True:
+            data = os.read(a_r, 4096)
+            if not data:
+                os._exit(0)
+            os.write(b_w, data)
+    os.close(a_r)
+    os.close(b_w)
+    message = b'\x00\x00\x00\x10{"id":1,"action":3}'
+    times = []
+    try:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            os.write(a_w, message)
+            os.read(b_r, 4096)
+            times.append(time.perf_counter() - t0)
+    finally:
+        os.close(a_w)
+        os.close(b_r)
+        os.waitpid(pid, 0)
+    return times
+
+
+def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
+    """Seconds per move of a sandboxed trivial bot (greedy Nim), freeze/thaw and CPU accounting included.
+
+    Games of realistic length (100 own moves per bot process), so the O(history) state copies of the
+    referee loop stay what they are in real games.
+    """
+    import games
+    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.runner import Sandbox
+    from bots.base import Limit
+    game = games.load("nim(n=200,k=1)")
+    sandbox = Sandbox(LIMITS, game)
+    limit = Limit(time=LIMITS.move_time)
+    times: list[float] = []
+    while len(times) < n:
+        proxy = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
+        state = game.new_initial_state()
+        try:
+            state.apply_action(proxy.step(state, limit))  # start-up, not timed
+            while not state.is_terminal() and len(times) < n:
+                state.apply_action(1)  # the opponent's move
+                if state.is_terminal():
+                    break
+                t0 = time.perf_counter()
+                action = proxy.step(state, limit)
+                times.append(time.perf_counter() - t0)
+                state.apply_action(action)
+        finally:
+            proxy.close()
+    return times, sandbox.active_layers()
+
+
+def start_to_first_move(isolate: bool, n: int) -> list[float]:
+    """Seconds from creating a bot process to its first answered move."""
+    import games
+    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.runner import Sandbox
+    from bots.base import Limit
+    game = games.load("nim(n=100,k=1)")
+    times = []
+    for _ in range(n):
+        sandbox = Sandbox(LIMITS, game, isolate=isolate)
+        state = game.new_initial_state()
+        t0 = time.perf_counter()
+        proxy = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
+        try:
+            proxy.step(state, Limit(time=LIMITS.first_move_time))
+            times.append(time.perf_counter() - t0)
+        finally:
+            proxy.close()
+    return times
+
+
+def games_per_second(n: int) -> tuple[float, float, str]:
+    """(sandboxed games/s, in-process games/s, game spec) for random vs random."""
+    import bots
+    import games
+    from arena.play import play
+    from arena.referee import play_game
+    spec, note = "hex(size=7)", ""
+    try:
+        games.load(spec).new_initial_state()
+    except Exception:  # noqa: BLE001 - Hex not built yet
+        spec, note = "nim", "Hex is not built: measured on nim instead"
+    t0 = time.perf_counter()
+    for seed in range(n):
+        play_game(spec, ["random", "random"], seed, LIMITS)
+    sandboxed = n / (time.perf_counter() - t0)
+    game = games.load(spec)
+    m = 20 * n
+    t0 = time.perf_counter()
+    for seed in range(m):
+        play(game, [bots.make("random", game, 0, seed), bots.make("random", game, 1, seed + 1)], seed)
+    return sandboxed, m / (time.perf_counter() - t0), spec + (f" ({note})" if note else "")
+
+
+def run(quick: bool = False) -> Iterable[Record]:
+    """The suite's records (``quick``: fewer repetitions)."""
+    moves = 300 if quick else 2000
+    raw = statistics.median(raw_pipe_round_trip(moves))
+    boxed_times, layers = sandboxed_round_trip(moves)
+    boxed = statistics.median(boxed_times)
+    overhead = boxed - raw
+    yield cost(SUITE, "per-move round trip (median, sandboxed trivial bot)", boxed * 1e6, "us",
+               "raw os.pipe round trip", raw * 1e6, target=raw / (raw + 50e-6),
+               note=f"overhead {overhead * 1e6:.1f} us per move (target <= 50 us); JSON frames, freeze/thaw, "
+                    f"CPU accounting included; layers: {', '.join(layers)}")
+    starts = 3 if quick else 10
+    plain = statistics.median(start_to_first_move(False, starts))
+    boxed_start = statistics.median(start_to_first_move(True, starts))
+    yield cost(SUITE, "start to first move (median, sandboxed bot)", boxed_start * 1e3, "ms",
+               "plain subprocess, no layers", plain * 1e3, target=plain / 0.040,
+               note="target <= 40 ms: the ratio target is baseline/40 ms")
+    sandboxed, inproc, spec = games_per_second(3 if quick else 20)
+    yield rate(SUITE, f"random vs random games/s through the sandbox, {spec}", sandboxed, "games/s",
+               "in-process arena.play", inproc, note="two sandboxed processes started per game")
