@@ -92,7 +92,8 @@ cdef class MCSearch:
             deadline: CLOCK_MONOTONIC time (``time.monotonic()``) to stop at; 0 for none.
         """
         if not self.fits(root):
-            raise ValueError(f"this search was built for {self.state_type.__name__}, not {type(root).__name__}")
+            raise ValueError(f"this search was built for {self.state_type.__name__}, "
+                             f"not {type(root).__name__}")
         if root.c_current_player() < 0:
             raise ValueError("search needs a state where a player is to move (not chance, not terminal)")
         if n == 0 and deadline <= 0:

@@ -72,7 +72,7 @@ class FlatMCBot(BaseBot):
         return int(action)
 
     def budget(self, limit: Limit) -> float | None:
-        """Seconds this move may search: the limit minus ``min(margin, limit/2)``; None without a time limit."""
+        """Seconds this move may search: the limit minus ``min(margin, limit/2)``; None without a limit."""
         if limit.time is None:
             return None
         return limit.time - min(self.margin, limit.time / 2)

@@ -47,7 +47,8 @@ def _py_share(returns: list[float], p: int) -> float:
 
 
 def py_playout(state: Any, rng: random.Random, policy: Callable[[Any], int] | None = None) -> None:
-    """Plays ``state`` to the end through the Python API: ``policy`` (default random) for players, chance sampled."""
+    """Plays ``state`` to the end through the Python API: ``policy`` (default random) for players,
+    chance sampled."""
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(_py_sample_chance(state, rng))
@@ -97,7 +98,7 @@ def choice_point(spec: str, seed: int = 0) -> Any:
             state.apply_action(rng.choice(legal))
 
 
-# ----- the measurements ---------------------------------------------------------------------------------------
+# ----- the measurements -------------------------------------------------------------------------------------
 def _mc_record(spec: str, n_c: int, n_py: int, repeats: int) -> Record | None:
     from bots.flat_mc import FlatMCBot
 
@@ -125,7 +126,8 @@ def _hmc_record(n: int) -> Record:
     python = median_time(lambda: py_mc(root, n, random.Random(1), level=2), 1)
     return cost(SUITE, f"hmc(n={n},level=2) decision, doublestep start", compiled, "s",
                 f"same HMC(n={n}) in Python over the State API", python,
-                note=f"{bot.last_search['playouts']} random playouts, {bot.last_search['decisions']} nested decisions")
+                note=f"{bot.last_search['playouts']} random playouts, "
+                     f"{bot.last_search['decisions']} nested decisions")
 
 
 # (game spec, bot spec) pairs whose moves the deadline must stop: long playouts, many candidates, nesting.
@@ -140,9 +142,9 @@ TIMED: list[tuple[str, str]] = [
 
 
 def move_times(spec: str, bot_spec: str, limit: float, moves: int, seed: int = 0) -> list[float]:
-    """Wall seconds of ``bot_spec`` answering ``moves`` times under ``limit`` per move, timed as the in-process
-    referee times it (state clone included), at positions of seeded random games where the player to move
-    has at least two actions (forced moves answer at once and would flatter the worst case)."""
+    """Wall seconds of ``bot_spec`` answering ``moves`` times under ``limit`` per move, timed as the
+    in-process referee times it (state clone included), at positions of seeded random games where the
+    player to move has at least two actions (forced moves answer at once and would flatter the worst case)."""
     import time
 
     import bots
@@ -174,7 +176,8 @@ def _worst_record(limit: float, moves_each: int) -> Iterator[Record]:
             continue
         yield cost(SUITE, f"{bot_spec} on {spec}: worst move under a {limit:g} s limit", max(times), "s",
                    "the move time limit", limit,
-                   note=f"{moves_each} moves, median {sorted(times)[len(times) // 2]:.3f} s, default margin 0.1 s")
+                   note=f"{moves_each} moves, median {sorted(times)[len(times) // 2]:.3f} s, "
+                        "default margin 0.1 s")
 
 
 def run(quick: bool = False) -> Iterator[Record]:
@@ -188,13 +191,16 @@ def run(quick: bool = False) -> Iterator[Record]:
     yield from _worst_record(0.25 if quick else 2.0, 3 if quick else 8)
 
 
-# ----- the Double Step study (Rafiq 2013), for docs/bots-mc.md -----------------------------------------------
+# ----- the Double Step study (Rafiq 2013), for docs/bots-mc.md ----------------------------------------------
 # Seat 0 (the study's Player 1, who moves first) wins out of 10,000 games on doublestep(length=10), pass rule.
 RAFIQ: dict[str, tuple[str, str, list[int]]] = {
     "Table 2: MC(n) vs random": ("mc(n={n}{tb})", "random", [9765, 9768, 9770, 9763, 9792, 9886, 10000]),
-    "Table 3 diagonal: MC(n) vs MC(n)": ("mc(n={n}{tb})", "mc(n={n}{tb})", [6870, 7203, 7597, 7189, 7491, 8080, 9122]),
-    "Table 4: HMC(n) vs random": ("hmc(n={n}{tb})", "random", [9969, 9981, 10000, 10000, 10000, 10000, 10000]),
-    "Table 5 diagonal: HMC(n) vs MC(n)": ("hmc(n={n}{tb})", "mc(n={n}{tb})", [9192, 9547, 9425, 9515, 9536, 9685, 10000]),
+    "Table 3 diagonal: MC(n) vs MC(n)":
+        ("mc(n={n}{tb})", "mc(n={n}{tb})", [6870, 7203, 7597, 7189, 7491, 8080, 9122]),
+    "Table 4: HMC(n) vs random":
+        ("hmc(n={n}{tb})", "random", [9969, 9981, 10000, 10000, 10000, 10000, 10000]),
+    "Table 5 diagonal: HMC(n) vs MC(n)":
+        ("hmc(n={n}{tb})", "mc(n={n}{tb})", [9192, 9547, 9425, 9515, 9536, 9685, 10000]),
 }
 STUDY_NS = [1, 2, 4, 8, 16, 32, 64]
 
@@ -220,7 +226,8 @@ def study_tables(n_games: int, tie_breaks: tuple[str, ...] = ("last", "random"))
         for n, ref in zip(STUDY_NS, study):
             ours = [seat0_wins("doublestep", a.format(n=n, tb=f",tie_break={tb}"),
                                b.format(n=n, tb=f",tie_break={tb}"), n_games) for tb in tie_breaks]
-            yield f"| {title} | {n} | {ref / 100:.1f}% | " + " | ".join(f"{x * 100:.1f}%" for x in ours) + " |"
+            cells = " | ".join(f"{x * 100:.1f}%" for x in ours)
+            yield f"| {title} | {n} | {ref / 100:.1f}% | {cells} |"
 
 
 if __name__ == "__main__":

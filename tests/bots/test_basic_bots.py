@@ -9,7 +9,7 @@ import pytest
 import bots
 import games
 from arena.play import play
-from arena.records import ILLEGAL, CRASH, NORMAL, GameRecord
+from arena.records import CRASH, ILLEGAL, NORMAL, GameRecord
 from bots.base import Limit
 
 
@@ -24,8 +24,8 @@ def test_random_plays_legal_moves_and_replays_with_its_seed() -> None:
     first = play(game, [bots.make("random", game, 0, 7), bots.make("random", game, 1, 8)], seed=3)
     again = play(game, [bots.make("random", game, 0, 7), bots.make("random", game, 1, 8)], seed=3)
     assert first.history == again.history
-    other = [play(game, [bots.make("random", game, 0, s), bots.make("random", game, 1, s + 1)], seed=3).history
-             for s in range(20, 30)]
+    other = [play(game, [bots.make("random", game, 0, s), bots.make("random", game, 1, s + 1)],
+                  seed=3).history for s in range(20, 30)]
     assert any(h != first.history for h in other), "the seed must change random's moves"
 
 
@@ -57,7 +57,8 @@ def test_greedy_wins_every_winnable_nim_pile(k: int, opponent: str) -> None:
             seats = [bots.make(opponent, game, s, 100 * pile + seed) for s in range(2)]
             seats[greedy_seat] = bots.make("greedy", game, greedy_seat, 0)
             record = play(game, seats, seed=seed)
-            assert record.winner() == greedy_seat, f"greedy lost nim(n={pile},k={k}) to {opponent}: {record.history}"
+            assert record.winner() == greedy_seat, \
+                f"greedy lost nim(n={pile},k={k}) to {opponent}: {record.history}"
 
 
 def test_greedy_beats_random_essentially_always() -> None:
@@ -157,7 +158,8 @@ def test_play_on_failure_lose_records_a_loss(bad: Any) -> None:
     assert record.terminations == [NORMAL, reason]
     assert record.returns == [1.0, -1.0] and record.winner() == 0
     assert [(f.seat, f.reason, f.substituted) for f in record.failures] == [(1, reason, None)]
-    assert record.failures[0].move_number == 1 and ("boom" in record.failures[0].detail or "99" in record.failures[0].detail)
+    detail = record.failures[0].detail
+    assert record.failures[0].move_number == 1 and ("boom" in detail or "99" in detail)
 
 
 def test_play_on_failure_raise_propagates() -> None:

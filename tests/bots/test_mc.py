@@ -11,11 +11,11 @@ from functools import lru_cache
 from typing import Any
 
 import pytest
+from bots._mc import _py_win_share
 
 import bots
 import games
 from arena.play import play
-from bots._mc import _py_win_share
 from bots.base import Limit
 from bots.flat_mc import FlatMCBot
 from bots.nested_mc import NestedMCBot
@@ -37,14 +37,16 @@ def score(spec: str, a: str, b: str, n_games: int, seed: int = 0) -> float:
         seats = [bots.make(b, game, s, seed + 2 * i + s) for s in range(2)]
         seats[seat] = bots.make(a, game, seat, seed + 2 * i + seat)
         returns = play(game, seats, seed=seed + i).returns
-        total += 1.0 if returns[seat] > returns[1 - seat] else 0.5 if returns[seat] == returns[1 - seat] else 0.0
+        mine, theirs = returns[seat], returns[1 - seat]
+        total += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
     return total / n_games
 
 
 def beats(spec: str, a: str, b: str, n_games: int, seed: int = 0) -> None:
     value = score(spec, a, b, n_games, seed)
     threshold = 0.5 + 4 * 0.5 / math.sqrt(n_games)
-    assert value > threshold, f"{a} scored {value:.3f} against {b} on {spec} over {n_games} games (need > {threshold:.3f})"
+    assert value > threshold, \
+        f"{a} scored {value:.3f} against {b} on {spec} over {n_games} games (need > {threshold:.3f})"
 
 
 # ----- the spec: bad input ----------------------------------------------------------------------------
@@ -114,21 +116,24 @@ def _exact(spec: str, history: tuple[int, ...]) -> float:
     ("doublestep(length0=7,length1=6,overshoot=forbid)", (2, 1)),
 ])
 def test_scores_are_random_playout_win_rates(spec: str, history: tuple[int, ...]) -> None:
-    """Each candidate's wins/visits must match the exact value of uniformly random play (chance by its odds)."""
+    """Each candidate's wins/visits must match the exact value of uniformly random play (chance by its
+    odds)."""
     state = state_after(spec, list(history))
     mover = state.current_player()
     n = 20_000
     bot = bots.make(f"mc(n={n})", state.game, mover, 5)
     bot.step(state.clone(), Limit())
     stats = bot.last_search
-    for action, wins, visits, settled in zip(stats["actions"], stats["wins"], stats["visits"], stats["settled"]):
+    rows = zip(stats["actions"], stats["wins"], stats["visits"], stats["settled"])
+    for action, wins, visits, settled in rows:
         p0 = _exact(spec, tuple(history) + (action,))
         p = p0 if mover == 0 else 1.0 - p0
         if settled:
             assert wins == visits * p
             continue
         sigma = math.sqrt(max(p * (1 - p), 1e-12) / visits)
-        assert abs(wins / visits - p) < 4.5 * sigma + 1e-9, f"action {action}: {wins / visits:.4f} vs exact {p:.4f}"
+        assert abs(wins / visits - p) < 4.5 * sigma + 1e-9, \
+            f"action {action}: {wins / visits:.4f} vs exact {p:.4f}"
 
 
 # ----- parameters -----------------------------------------------------------------------------------------
@@ -206,7 +211,7 @@ def test_a_time_limit_caps_a_fixed_n_and_a_nested_search() -> None:
     assert deep.step(state.clone(), Limit(time=0.05)) in (1, 2) and deep.last_search["stopped_by_deadline"]
 
 
-# ----- reproducibility ------------------------------------------------------------------------------------------
+# ----- reproducibility --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("spec, bot_spec", [
     ("doublestep(length=20)", "mc(n=3)"),
     ("doublestep(length=20)", "hmc(n=2)"),
@@ -225,7 +230,7 @@ def test_same_seed_same_n_same_moves(spec: str, bot_spec: str) -> None:
     assert any(history(s) != history(10) for s in range(20, 30)), "the bot seed must matter"
 
 
-# ----- every game -----------------------------------------------------------------------------------------------
+# ----- every game -------------------------------------------------------------------------------------------
 EVERY_GAME = [
     "nim", "nim(n=30,k=4,coin=true)", "doublestep", "doublestep(length0=6,length1=9,overshoot=forbid)",
     "hex(size=5)", "hex(size=7,pie=true)", "colosseum(size=6,seed=3)",
@@ -257,7 +262,7 @@ def test_mc_and_hmc_play_legal_moves_on_every_game(spec: str) -> None:
     assert 0 in record.move_seats and record.terminations == ["normal"] * n
 
 
-# ----- strength (Double Step; Rafiq 2013, Althöfer 2008) --------------------------------------------------------
+# ----- strength (Double Step; Rafiq 2013, Althöfer 2008) ----------------------------------------------------
 def test_mc_beats_random() -> None:
     beats("doublestep", "mc(n=16)", "random", 400)
     beats("doublestep", "mc(n=1)", "random", 1000)
