@@ -133,7 +133,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         except ImportError as exc:
             raise fail(str(exc).splitlines()[0]) from None
         spec = str(game)
-        if _match_game(spec, specs):
+        if match_game(spec, specs):
             raise fail(f"game {spec!r} is listed twice")
         specs.append(spec)
         seat_counts[spec] = game.num_players()
@@ -210,7 +210,7 @@ def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEn
                 raise fail(f"bots[{i}]: 'games' must be a non-empty list of the league's game specs")
             canon = []
             for g in plays:
-                c = _match_game(g, specs)
+                c = match_game(g, specs)
                 if c is None:
                     raise fail(f"bots[{i}]: game {g!r} is not in the league; league games: {', '.join(specs)}")
                 canon.append(c)
@@ -258,7 +258,7 @@ def _game_identity(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
     return game.name, tuple(sorted(game.get_parameters().items()))
 
 
-def _match_game(spec: Any, specs: list[str]) -> str | None:
+def match_game(spec: Any, specs: list[str] | tuple[str, ...]) -> str | None:
     """The league spec naming the same game as ``spec`` (``nim(k=3)`` is ``nim``), or None."""
     if not isinstance(spec, str):
         return None

@@ -170,9 +170,17 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     if n < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {n}")
     path = Path(db) if db is not None else (config.database or Path(DEFAULT_DB))
+    if backend == "ray":
+        from arena.ray_backend import _ray
+        _ray()  # a missing Ray is a usage error before anything is written
     started = time.perf_counter()
     store = Store.open(path, create=True)
     try:
+        existing = store.league(config.name)
+        if existing is not None and existing.config.get("seed", config.seed) != config.seed:
+            raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
+                              f"says {config.seed}; stored games keep their seeds, so use a new league name or "
+                              "database for a new seed")
         league = store.ensure_league(config.name, config.to_dict())
         sync_bots(store, league.id, config)
         bots = {b.id: b for b in store.bots(league.id)}

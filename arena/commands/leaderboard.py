@@ -65,10 +65,10 @@ def console() -> Console:
 def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | None) -> str:
     if scope is None:
         return ALL
-    import games as games_pkg
-    spec = str(games_pkg.load(scope))
-    valid = config.get("games") or store.scopes(league_id)
-    if spec not in valid:
+    from arena.league import match_game
+    valid = config.get("games") or [s for s in store.scopes(league_id) if s != ALL]
+    spec = match_game(scope, valid)
+    if spec is None:
         raise ConfigError(f"game {scope!r} is not in this league; its games: {', '.join(valid)}")
     return spec
 

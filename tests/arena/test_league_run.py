@@ -183,3 +183,16 @@ def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_comes_back_when_
     assert p.returncode == 0 and "probation lifted" in p.stdout
     with Store.open(tmp_path / "small.sqlite") as store:
         assert store.current_bot(1, "flaky").status == "active"
+
+
+def test_per_game_leaderboard_and_a_changed_seed_is_refused(league):
+    d, config, _ = league
+    p = arena(d, "leaderboard", "--db", "small.sqlite", "--game", "nim(k=3)", "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["scope"] == "nim" and sum(r["games"] for r in data["bots"]) >= 12
+    bad = arena(d, "leaderboard", "--db", "small.sqlite", "--game", "hex")
+    assert bad.returncode == 2 and "its games: nim" in bad.stderr
+    write(d / "reseeded.toml", config.read_text().replace("seed = 11", "seed = 12"))
+    p = arena(d, "league", "run", "reseeded.toml", "-q")
+    assert p.returncode == 2 and "was played with seed 11" in p.stderr
