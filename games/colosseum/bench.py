@@ -15,7 +15,7 @@ from games.colosseum import reference
 
 SUITE = "games"
 SIZES = (6, 12)
-COUNTS = {6: (40_000, 1_000), 12: (10_000, 250)}   # (compiled, Python) playouts per timed call, quick mode
+COUNTS = {6: (40_000, 2_000), 12: (10_000, 400)}   # (compiled, Python) playouts per timed call, quick mode
 
 
 def run(quick: bool = False) -> Iterator[Record]:

@@ -175,65 +175,96 @@ def random_walk(board: Board, me: Cell, opp: Cell, k: int, rng: XorShiftRng) -> 
 
 def playouts(n: int, board: Board, p0: Cell, p1: Cell, seed: int = 0) -> list[int]:
     """Plays ``n`` uniformly random games from a position (seat 0 to move); returns wins per seat
-    (index 2: ties). The tuned baseline: flat cell indices and 4-bit wall masks, like the engine."""
+    (index 2: ties).
+
+    The tuned baseline, with the engine's algorithms so the benchmark compares languages, not methods:
+    flat cell indices with 4-bit wall masks, a depth-limited BFS for the reachable cells, and a
+    union-find over the wall corners so that a region is flooded only when a new wall closes a loop
+    (planar duality: only then can it split).
+    """
     size = len(board)
     k = (size + 1) // 2
+    width = size + 1
     start = [sum(1 << d for d in range(4) if board[r][c][d]) for r in range(size) for c in range(size)]
     step = (-size, 1, size, -1)
     free = [[d for d in range(4) if not m >> d & 1] for m in range(16)]
+    nfree = [len(f) for f in free]
+    # The two end corners of side d of a cell, as offsets from its top-left corner.
+    ends = ((0, 1), (1, 1 + width), (width, width + 1), (0, width))
+    start_uf = list(range(width * width))
+
+    def find(uf: list[int], x: int) -> int:
+        while uf[x] != x:
+            uf[x] = uf[uf[x]]
+            x = uf[x]
+        return x
+
+    for cell, mask in enumerate(start):
+        tl = cell + cell // size
+        for d in range(4):
+            if mask >> d & 1:
+                a, b = find(start_uf, tl + ends[d][0]), find(start_uf, tl + ends[d][1])
+                if a != b:
+                    start_uf[a] = b
     rand = random.Random(seed).random
     wins = [0, 0, 0]
     for _ in range(n):
         walls = start[:]
+        uf = start_uf[:]
         pos = [p0[0] * size + p0[1], p1[0] * size + p1[1]]
         player = 0
         while True:
-            opp = pos[1 - player]
-            frontier = [pos[player]]
-            seen = {pos[player], opp}
-            moves = [(pos[player], d) for d in free[walls[pos[player]]]]
+            me, opp = pos[player], pos[1 - player]
+            cells = [me]
+            seen = {me, opp}
+            frontier = cells
             for _ in range(k):
                 nxt = []
                 for x in frontier:
-                    w = walls[x]
-                    for d in free[w]:
+                    for d in free[walls[x]]:
                         y = x + step[d]
                         if y not in seen:
                             seen.add(y)
                             nxt.append(y)
-                            moves.extend((y, e) for e in free[walls[y]])
+                cells += nxt
                 frontier = nxt
-            x, d = moves[int(rand() * len(moves))]
+            pick = int(rand() * sum(nfree[walls[x]] for x in cells))
+            for x in cells:
+                f = nfree[walls[x]]
+                if pick < f:
+                    break
+                pick -= f
+            d = free[walls[x]][pick]
             y = x + step[d]
             pos[player] = x
             walls[x] |= 1 << d
             walls[y] |= 1 << ((d + 2) & 3)
-            # Only the new wall can split the region: flood from x; reaching y means nothing changed.
-            region = {x}
-            todo = [x]
-            joined = False
-            while todo and not joined:
-                u = todo.pop()
-                for e in free[walls[u]]:
-                    v = u + step[e]
-                    if v == y:
-                        joined = True
-                        break
-                    if v not in region:
-                        region.add(v)
-                        todo.append(v)
-            if not joined and opp not in region:
-                other = {y}
-                todo = [y]
+            tl = x + x // size
+            a, b = find(uf, tl + ends[d][0]), find(uf, tl + ends[d][1])
+            if a != b:
+                uf[a] = b                      # no loop closed: still one region
+            else:
+                region = {x}                   # a split: is the opponent on the mover's side?
+                todo = [x]
                 while todo:
                     u = todo.pop()
                     for e in free[walls[u]]:
                         v = u + step[e]
-                        if v not in other:
-                            other.add(v)
+                        if v not in region:
+                            region.add(v)
                             todo.append(v)
-                mine, theirs = len(region), len(other)
-                wins[player if mine > theirs else 1 - player if theirs > mine else 2] += 1
-                break
+                if opp not in region:
+                    other = {y}
+                    todo = [y]
+                    while todo:
+                        u = todo.pop()
+                        for e in free[walls[u]]:
+                            v = u + step[e]
+                            if v not in other:
+                                other.add(v)
+                                todo.append(v)
+                    mine, theirs = len(region), len(other)
+                    wins[player if mine > theirs else 1 - player if theirs > mine else 2] += 1
+                    break
             player = 1 - player
     return wins
