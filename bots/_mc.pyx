@@ -165,6 +165,13 @@ cdef class MCSearch:
             self.top_count = count
         else:
             self.decisions += 1
+        if count <= 1:         # a forced move (playouts cannot change it), or a broken game with none
+            if count == 1:
+                wins[0] = 0.0
+                visits[0] = 0
+                settled[0] = 0
+                return acts[0]
+            return -1
         # Candidates that end the game at once are scored exactly, without playouts (n wins for a win).
         for i in range(count):
             wins[i] = 0.0
@@ -179,8 +186,6 @@ cdef class MCSearch:
                 wins[i] = win_share(ret, self.n_players, p) * visits[i]
             else:
                 open_count += 1
-        if count == 1:
-            return acts[0]      # a forced move: playouts cannot change it
         # Round-robin: one playout per open candidate per round, so a deadline leaves them all evenly sampled.
         while open_count > 0 and (rounds == 0 or r < rounds):
             for i in range(count):

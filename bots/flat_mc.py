@@ -67,6 +67,8 @@ class FlatMCBot(BaseBot):
         seed = move_seed(self.seed, self.moves)
         self.moves += 1
         action = self._search.search(state, n, TIE_BREAKS[self.tie_break], seed, deadline)
+        if action < 0:
+            raise RuntimeError(f"{state.game} offers no legal action in a non-terminal state")
         self.last_search = self._search.stats()
         self.last_search["seconds"] = time.monotonic() - started
         return int(action)

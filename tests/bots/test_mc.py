@@ -143,11 +143,12 @@ def test_tie_break_first_last_random() -> None:
     spec = "doublestep(length0=2,length1=100)"
     state = state_after(spec, [])
     choices = {}
-    for rule in ("first", "last"):
-        bot = bots.make(f"mc(n=30,tie_break={rule})", state.game, 0, 1)
-        choices[rule] = bot.step(state.clone(), Limit())
-        assert bot.last_search["wins"] == [30.0, 30.0]
-    assert choices == {"first": 1, "last": 2}
+    for bot_spec in ("mc(n=30", "hmc(n=30"):      # in hmc's nested playouts MC takes the last square at once
+        for rule in ("first", "last"):
+            bot = bots.make(f"{bot_spec},tie_break={rule})", state.game, 0, 1)
+            choices[rule] = bot.step(state.clone(), Limit())
+            assert bot.last_search["wins"] == [30.0, 30.0]
+        assert choices == {"first": 1, "last": 2}
     random_choices = {bots.make("mc(n=30,tie_break=random)", state.game, 0, s).step(state.clone(), Limit())
                       for s in range(40)}
     assert random_choices == {1, 2}
