@@ -9,7 +9,8 @@ backend. The same league file and seeds therefore give the same games on both ba
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from arena.errors import ConfigError
 from arena.runner import Task, play_task

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Protocol
 
 from arena.errors import ArenaError, ConfigError
 from arena.league import LeagueConfig

@@ -21,8 +21,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from games.seeding import splitmix64
 

@@ -11,8 +11,8 @@ gives bit-identical ratings, which is what makes a resumed league equal to an un
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
 
 import trueskill
 
@@ -150,7 +150,7 @@ class Rater:
                 touched.append((scope, game.seats[seat]))
         return touched
 
-    def apply_all(self, games: Iterable[RatedGame]) -> "Rater":
+    def apply_all(self, games: Iterable[RatedGame]) -> Rater:
         for game in sorted(games, key=lambda g: g.key):
             self.apply(game)
         return self

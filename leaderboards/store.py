@@ -13,9 +13,10 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from leaderboards.ratings import ALL, BotRating, RatedGame, Rater
@@ -203,7 +204,7 @@ class Store:
 
     # -- opening ---------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> "Store":
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
         """Opens (and with ``create=True`` creates) a store.
 
         Raises:
@@ -256,7 +257,7 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:  # noqa: PYI034 - Store is not meant to be subclassed
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -462,7 +463,7 @@ class Store:
 
     @staticmethod
     def _game(row: sqlite3.Row) -> StoredGame:
-        data = {k: row[k] for k in row.keys()}
+        data = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row iterates values
         for key in _GAME_JSON:
             data[key] = json.loads(data[key])
         data["rated"] = bool(data["rated"])
@@ -489,7 +490,7 @@ class Store:
         with _transaction(self.conn):
             rater = Rater().apply_all(self._rated_games(league_id))
             self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
-            self._write_ratings(league_id, rater, rater.table.keys())
+            self._write_ratings(league_id, rater, list(rater.table))
             self.conn.execute("UPDATE games SET rated=1 WHERE league_id=?", (league_id,))
         return self.ratings(league_id)
 

@@ -15,8 +15,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from arena.bench import Record, rate
 from arena.league import LeagueConfig, parse_config

@@ -57,11 +57,10 @@ def validate(filename: str, source: str, config: dict[str, Any]) -> str | None:
     Returns:
         None when the bot passed, else the reason it was refused.
     """
+    import games as games_pkg
     from arena.limits import Limits
     from arena.runner import Task, play_task
     from leaderboards.store import content_hash
-
-    import games as games_pkg
     digest = content_hash(source)
     limits = Limits.from_dict(config.get("limits", {}))
     for i, spec in enumerate(config.get("games", [])):

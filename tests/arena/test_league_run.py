@@ -8,7 +8,14 @@ import json
 import pytest
 
 from leaderboards.store import Store
-from tests.leaderboards.support import RAISING_BOT, RANDOM_BOT, SEAT1_FAILING_BOT, SYNTAX_ERROR_BOT, arena, write
+from tests.leaderboards.support import (
+    RAISING_BOT,
+    RANDOM_BOT,
+    SEAT1_FAILING_BOT,
+    SYNTAX_ERROR_BOT,
+    arena,
+    write,
+)
 
 LEAGUE = """
 name = "small"

@@ -121,7 +121,7 @@ def test_incremental_ratings_equal_a_fresh_trueskill_recomputation_in_key_order(
 def test_readers_see_a_consistent_store_while_a_writer_holds_a_transaction(store, tmp_path):
     league = store.ensure_league("L", {})
     a, _ = store.upsert_bot(league.id, "a", origin="config", spec="random")
-    b, _ = store.upsert_bot(league.id, "b", origin="config", spec="random")
+    store.upsert_bot(league.id, "b", origin="config", spec="random")
     store.conn.execute("BEGIN IMMEDIATE")
     store.conn.execute("UPDATE bots SET name='zzz' WHERE id=?", (a.id,))
     reader = sqlite3.connect(tmp_path / "s.sqlite")
