@@ -261,14 +261,17 @@ class BotCgroup:
             if fd >= 0:
                 os.close(fd)
         self._freeze_fd = self._cpu_fd = -1
+        deadline = time.monotonic() + 3.0
         for d in self.dirs.values():
-            for _ in range(50):
+            while True:
                 try:
                     os.rmdir(d)
                     break
                 except FileNotFoundError:
                     break
-                except OSError:
+                except OSError:  # a dying process still counted: retry; a later clean_stale() gets the rest
+                    if time.monotonic() > deadline:
+                        break
                     time.sleep(0.005)
         self.dirs.clear()
 
@@ -276,10 +279,53 @@ class BotCgroup:
 _CAPS: Capabilities | None = None
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale() -> int:
+    """Removes empty groups left by referees that died (``bot-<pid>-<n>`` with a dead pid); returns how many."""
+    removed = 0
+    v2path, v1paths = _own_paths()
+    parents = []
+    mount = _v2_mount()
+    if mount is not None and v2path is not None:
+        parents.append(("v2", os.path.join(mount, v2path.lstrip("/"), PARENT)))
+    for controller, path in v1paths.items():
+        parents.append((controller, os.path.join(ROOT, controller, path.lstrip("/"), PARENT)))
+    for kind, parent in parents:
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            parts = name.split("-")
+            if len(parts) < 3 or parts[0] not in ("bot", "probe") or not parts[1].isdigit():
+                continue
+            if _pid_alive(int(parts[1])):
+                continue
+            try:  # only empty groups: processes of a dead referee die by PDEATHSIG; never kill across referees
+                os.rmdir(os.path.join(parent, name))
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def probe() -> Capabilities:
-    """What per-bot cgroups can do here (cached)."""
+    """What per-bot cgroups can do here (cached). Also removes groups left behind by dead referees."""
     global _CAPS
     if _CAPS is None:
+        try:
+            clean_stale()
+        except OSError:
+            pass
         g = BotCgroup.create(f"probe-{os.getpid()}-{time.monotonic_ns()}", 64 << 20, 8)
         _CAPS = Capabilities(g.memory, g.pids, g.can_kill, g.freeze_kind, g.cpu_kind, list(g.problems))
         g.destroy()
