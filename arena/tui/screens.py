@@ -20,21 +20,24 @@ from arena.tui.replay import Replay
 AUTOPLAY_DELAYS = (2.0, 1.0, 0.5, 0.25, 0.1)
 """Seconds per step of the autoplay, slowest first (+ and - move along this list)."""
 MOVES_SHOWN = 9
+MOVE_WIDTH = 28
+"""Characters of one line of the move list (the side panel is 31 wide with its border and padding)."""
 
 
 class ReplayScreen(Screen[None]):
     """Draws a stored game step by step: ←/→ step, Home/End jump, space autoplays."""
 
+    # priority: the board's scroll area must not take the stepping keys (it keeps up/down for tall boards)
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Close"),
-        Binding("right", "step(1)", "Step", key_display="→"),
-        Binding("left", "step(-1)", "Back", key_display="←"),
+        Binding("right", "step(1)", "Step", key_display="→", priority=True),
+        Binding("left", "step(-1)", "Back", key_display="←", priority=True),
         Binding("l,n", "step(1)", "Step", show=False),
         Binding("h,p", "step(-1)", "Back", show=False),
-        Binding("home", "jump(0)", "Start", show=False),
-        Binding("end", "jump(-1)", "End", show=False),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("home", "jump(0)", "Start", show=False, priority=True),
+        Binding("end", "jump(-1)", "End", show=False, priority=True),
+        Binding("pagedown", "step(10)", "+10", show=False, priority=True),
+        Binding("pageup", "step(-10)", "-10", show=False, priority=True),
         Binding("space", "autoplay", "Autoplay"),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
@@ -107,27 +110,41 @@ class ReplayScreen(Screen[None]):
         out = Text()
         out.append(f"step {self.step}/{last}\n", style="bold")
         state = "playing" if self.autoplaying else "paused"
-        out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n\n", style="grey50")
+        out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n", style="grey50")
+        move = self.replay.move(self.step)
+        if move is None:
+            out.append("initial position\n", style="italic")
+        else:  # the latest move in full; the list below is cut to the panel's width
+            out.append(f"{self._who(move[0])}: ", style="bold")
+            out.append(f"{move[1]}\n")
+        out.append("\n")
         first = max(1, min(self.step - MOVES_SHOWN // 2, last - MOVES_SHOWN + 1))
         for i in range(first, min(last, first + MOVES_SHOWN - 1) + 1):
             move = self.replay.move(i)
             if move is None:
                 continue
-            mover, label = move
-            who = "chance" if mover < 0 else self._player(mover)
-            line = f"{i:>4}. {who[:10]:<10} {label}"[:30]
+            line = f"{i:>3} {self._who(move[0])[:7]:<7} {move[1]}"
+            line = line if len(line) <= MOVE_WIDTH else line[:MOVE_WIDTH - 1] + "…"
             out.append(line + "\n", style="reverse" if i == self.step else "")
         if self.step >= last:
             out.append("\n")
-            out.append(result_text(self.data.returns, self.data.players) + "\n", style="bold")
+            finished = self.replay.observation(last).get("current_player") == boards.TERMINAL
+            if finished or len(set(self.data.returns)) > 1:
+                out.append(result_text(self.data.returns, self.data.players) + "\n", style="bold")
+            else:
+                out.append("unfinished\n", style="bold")
             out.append(f"end: {reason_text(self.data.terminations)}\n")
             for f in self.data.failures:
-                out.append(f"{f.get('reason')} at move {f.get('move_number')}: ", style="red")
-                out.append(str(f.get("detail", "")).strip().splitlines()[-1:][0][:60] + "\n"
-                           if str(f.get("detail", "")).strip() else "\n")
+                detail = [ln for ln in str(f.get("detail", "")).splitlines() if ln.strip()]
+                out.append(f"{f.get('reason')} at move {f.get('move_number')}\n", style="red")
+                if detail:
+                    out.append(detail[-1].strip() + "\n", style="grey62")
         if self.replay.error:
             out.append(f"\n{self.replay.error}\n", style="bold red")
         return out
+
+    def _who(self, mover: int) -> str:
+        return "chance" if mover < 0 else self._player(mover)
 
     def _player(self, seat: int) -> str:
         return self.data.players[seat] if seat < len(self.data.players) else f"seat {seat}"

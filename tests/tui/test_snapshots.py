@@ -1,0 +1,179 @@
+"""SVG snapshots (pytest-textual-snapshot) of every screen at 80x24, on the deterministic store.
+
+Update them after an intended change with ``pytest tests/tui/test_snapshots.py --snapshot-update`` and
+look at the report before committing.
+"""
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+
+import games
+from arena.tui.app import ArenaApp
+from arena.tui.data import ReplayData
+from arena.tui.replay import Replay
+from arena.tui.screens import BotDetailScreen, PickerScreen, ReplayScreen
+from leaderboards.store import SCHEMA_VERSION, Store
+from tests.tui.conftest import wait_for
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def db(store_file: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fixture store by a relative path (the tmp directory must not reach the screen)."""
+    monkeypatch.chdir(store_file.parent)
+    return Path(store_file.name)
+
+
+def loaded(app: ArenaApp, *keys: str, until: Any = None) -> Any:
+    """A run_before that waits for the first snapshot, presses ``keys``, then waits for ``until(app)``."""
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_for(pilot, lambda: app.snapshot is not None or app.message is not None)
+        if keys:
+            await pilot.press(*keys)
+        if until is not None:
+            await wait_for(pilot, lambda: until(app))
+        await pilot.pause()
+    return run_before
+
+
+def test_leaderboard(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app))
+
+
+def test_head_to_head(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app, "2"))
+
+
+def test_games(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app, "3"))
+
+
+def test_game_filter_nim(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    run = loaded(app, "g", "down", "down", "enter", until=lambda a: a.snapshot.scope == "nim")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_game_picker(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE,
+                        run_before=loaded(app, "g", until=lambda a: isinstance(a.screen, PickerScreen)))
+
+
+def test_league_picker(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE,
+                        run_before=loaded(app, "l", until=lambda a: isinstance(a.screen, PickerScreen)))
+
+
+def test_bot_detail(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    run = loaded(app, "down", "enter", until=lambda a: isinstance(a.screen, BotDetailScreen))
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_help(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app, "question_mark"))
+
+
+def test_replay_from_the_store(db: Path, snap_compare: Any) -> None:
+    """The newest game (doublestep), five steps in."""
+    app = ArenaApp(db, poll_interval=0.05)
+    run = loaded(app, "3", "enter", until=lambda a: isinstance(a.screen, ReplayScreen))
+
+    async def then_step(pilot) -> None:  # type: ignore[no-untyped-def]
+        await run(pilot)
+        await pilot.press(*["right"] * 5)
+    assert snap_compare(app, terminal_size=SIZE, run_before=then_step)
+
+
+def test_replay_of_a_timeout_at_its_end(db: Path, snap_compare: Any) -> None:
+    app = ArenaApp(db, poll_interval=0.05)
+
+    async def run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        row = next(i for i, g in enumerate(app.snapshot.games) if g.reason != "normal")
+        await pilot.press("3", *["down"] * row, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("end")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_message_missing_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = ArenaApp("missing.sqlite", poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app))
+
+
+def test_message_empty_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    Store.open("empty.sqlite", create=True).close()
+    app = ArenaApp("empty.sqlite", poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app))
+
+
+def test_message_newer_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    Store.open("newer.sqlite", create=True).close()
+    conn = sqlite3.connect("newer.sqlite")
+    conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),))
+    conn.commit()
+    conn.close()
+    app = ArenaApp("newer.sqlite", poll_interval=0.05)
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app))
+
+
+# -- the replay viewer on every game, from seeded random games (no store needed) --------------------------
+class ReplayOnly(App[None]):
+    """Hosts one ReplayScreen with the dashboard's stylesheet."""
+
+    CSS_PATH = str(Path(__file__).resolve().parents[2] / "arena" / "tui" / "app.tcss")
+
+    def __init__(self, data: ReplayData) -> None:
+        super().__init__()
+        self.data = data
+
+    def on_mount(self) -> None:
+        self.push_screen(ReplayScreen(self.data, Replay(self.data.spec, self.data.history)))
+
+
+def random_game(spec: str, seed: int, moves: int) -> ReplayData:
+    try:
+        state = games.load(spec).new_initial_state()
+    except (ImportError, NotImplementedError, AttributeError) as exc:
+        pytest.skip(f"{spec} is not importable yet: {exc}")
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    players = [f"bot{i}" for i in range(len(state.returns()))]
+    return ReplayData(1, spec, state.history(), players, state.returns(), ["normal"] * len(players), [])
+
+
+@pytest.mark.parametrize("spec,moves", [("nim(n=23,coin=true)", 6), ("hex(size=7)", 30), ("colosseum(size=7,seed=5)", 8),
+                                        ("sorry(players=4)", 150)])
+def test_replay_board(spec: str, moves: int, snap_compare: Any) -> None:
+    """A position in the middle of a seeded random game, at its last recorded step."""
+    data = random_game(spec, seed=3, moves=moves)
+    app = ReplayOnly(data)
+
+    async def run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("end")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
