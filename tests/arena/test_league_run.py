@@ -203,3 +203,12 @@ def test_per_game_leaderboard_and_a_changed_seed_is_refused(league):
     write(d / "reseeded.toml", config.read_text().replace("seed = 11", "seed = 12"))
     p = arena(d, "league", "run", "reseeded.toml", "-q")
     assert p.returncode == 2 and "was played with seed 11" in p.stderr
+
+
+def test_league_status_counts_the_stored_schedule(league):
+    d, config, _ = league
+    p = arena(d, "league", "status", str(config))
+    assert p.returncode == 0, p.stderr
+    assert "scheduled games stored" in p.stdout
+    done, total = p.stdout.split(": ", 1)[1].split(" ", 1)[0].split("/")
+    assert done == total
