@@ -289,17 +289,28 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale() -> int:
-    """Removes empty groups left by referees that died (``bot-<pid>-<n>`` with a dead pid); returns how many."""
-    removed = 0
+def parent_dirs() -> list[str]:
+    """The ``arena-sandbox`` directories under this process's own cgroups (where bot groups are made)."""
     v2path, v1paths = _own_paths()
     parents = []
     mount = _v2_mount()
     if mount is not None and v2path is not None:
-        parents.append(("v2", os.path.join(mount, v2path.lstrip("/"), PARENT)))
+        parents.append(os.path.join(mount, v2path.lstrip("/"), PARENT))
     for controller, path in v1paths.items():
-        parents.append((controller, os.path.join(ROOT, controller, path.lstrip("/"), PARENT)))
-    for kind, parent in parents:
+        parents.append(os.path.join(ROOT, controller, path.lstrip("/"), PARENT))
+    return [p for p in parents if os.path.isdir(p)]
+
+
+def groups_of(pid: int) -> list[str]:
+    """Bot groups created by the referee process ``pid`` that still exist."""
+    return [os.path.join(parent, name) for parent in parent_dirs() for name in os.listdir(parent)
+            if name.startswith((f"bot-{pid}-", f"probe-{pid}-"))]
+
+
+def clean_stale() -> int:
+    """Removes empty groups left by referees that died (``bot-<pid>-<n>`` with a dead pid); returns how many."""
+    removed = 0
+    for parent in parent_dirs():
         try:
             names = os.listdir(parent)
         except OSError:

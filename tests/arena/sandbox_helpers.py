@@ -71,6 +71,8 @@ def assert_nothing_left(record: GameRecord) -> None:
             break
         time.sleep(0.05)
     assert not left, f"bot processes left after the game: {left}"
+    from arena.sandbox import cgroups
+    assert not cgroups.groups_of(os.getpid()), f"cgroups left after the game: {cgroups.groups_of(os.getpid())}"
 
 
 def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: str = "nim", seed: int = 1,
