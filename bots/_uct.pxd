@@ -60,6 +60,7 @@ cdef class Search:
     cdef int _select(self, int idx, int depth) noexcept
     cdef int _find_child(self, int idx, int action) noexcept
     cdef bint _push(self, int* plen, int idx) noexcept
+    cdef void _determinize(self, CoreState root, int i) noexcept
     cdef int _fixed_outcome(self, CoreState s, int j) noexcept
     cdef int _resolve_chance(self, CoreState s, int j) noexcept
     cdef void _rollout(self, CoreState s, int j) noexcept

@@ -22,6 +22,7 @@ cdef enum:
     INITIAL_NODES = 4096
     CLOCK_EVERY = 16          # playouts between two reads of the clock under a deadline
     SEQ_LEN = 8192            # chance outcomes drawn per determinization (later ones: per-index seeds)
+    MAX_VISITS = 1 << 30      # stop a search before a node's int visit count could overflow
 
 NODE_BYTES = sizeof(Node)
 
@@ -356,14 +357,18 @@ cdef class Search:
 
     cdef long long _run(self, CoreState root, long long iterations) noexcept:
         """Iterations until the budget (iterations <= 0: none) or the deadline; at least one."""
+        # Work = playouts + iterations: iterations that end on a terminal node play no playout (a solved
+        # endgame can consist of nothing else), and they must still reach the clock.
         cdef long long done = 0, next_check = self.playouts + CLOCK_EVERY
         while iterations <= 0 or done < iterations:
             self._iterate(root)
             done += 1
-            if self.has_deadline and self.playouts >= next_check:
-                next_check = self.playouts + CLOCK_EVERY
+            if self.has_deadline and self.playouts + done >= next_check:
+                next_check = self.playouts + done + CLOCK_EVERY
                 if now() >= self.deadline:
                     break
+            if self.nodes[0].visits > MAX_VISITS:
+                break                   # int visits must not overflow (a solved tree spins fast)
         self.iterations += done
         return done
 
@@ -408,6 +413,41 @@ cdef class Search:
             raise RuntimeError("the search visited no root child")
         return self.nodes[best].action
 
+    cdef void _determinize(self, CoreState root, int i) noexcept:
+        """Fixes determinization i: the game's joint sample of the next chance events, and the seed of
+        the per-index draws used past its end (or for memoryless chance)."""
+        self.seq_len = root.c_chance_sequence(&self.rng, self.seq, self.seq_cap)
+        self.det_seed = splitmix64(self.rng.s ^ <uint64_t>(i + 1))
+
+    def _py_determinized_chance(self, CoreState root, seed, int playouts):
+        """Test hook: fixes one determinization as ``determinized`` does and plays ``playouts`` random
+        playouts under it. Returns (the joint sample's first 100 outcomes, the chance outcomes each
+        playout met)."""
+        cdef int j, p, n, a
+        self._prepare(root)
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        self._determinize(root, 0)
+        seen = []
+        for _ in range(playouts):
+            self.sim.c_copy_from(root)
+            met = []
+            j = 0
+            while True:
+                p = self.sim.c_current_player()
+                if p == TERMINAL:
+                    break
+                if p == CHANCE:
+                    a = self._fixed_outcome(self.sim, j)
+                    j += 1
+                    met.append(a)
+                else:
+                    n = self.sim.c_legal_actions(self.rbuf)
+                    a = self.rbuf[rng_below(&self.rng, n)]
+                self.sim.c_apply(a)
+            seen.append(met)
+        self.size = 0
+        return [self.seq[j] for j in range(min(self.seq_len, 100))], seen
+
     def determinized(self, CoreState root, int d, int s, double deadline=0.0) -> int:
         """Determinized UCT: for each of d determinizations, fix every future chance event (the game's
         c_chance_sequence, else per-index seeds), run s iterations on a fresh tree, and add each root
@@ -434,8 +474,7 @@ cdef class Search:
             for a in range(root.n_actions):
                 scores[a] = 0.0
             for i in range(d):
-                self.seq_len = root.c_chance_sequence(&self.rng, self.seq, self.seq_cap)
-                self.det_seed = splitmix64(self.rng.s ^ <uint64_t>(i + 1))
+                self._determinize(root, i)
                 self.size = 0
                 self._prepare(root)
                 if deadline > 0:

@@ -1,0 +1,394 @@
+"""uct and mcts_reuse: correctness, every parameter, tree reuse, reproducibility, strength.
+
+Structural tests read the compiled tree (``bot.search.root_children()``: action, visits, wins of the
+root's children). Strength tests play seeded games with seats alternated; their thresholds are stated
+in binomial standard deviations next to each test.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import bots
+import games
+from arena.play import play
+from bots._uct import NODE_BYTES, Search
+from bots.base import Limit
+from bots.uct import UCTBot
+
+
+def state_after(spec: str, actions: list[int]) -> Any:
+    state = games.load(spec).new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    return state
+
+
+def searched(spec: str, game_spec: str, actions: list[int] = [], seed: int = 0, seat: int | None = None) -> UCTBot:
+    """A bot built from ``spec`` after one search from the position reached by ``actions``."""
+    state = state_after(game_spec, actions)
+    bot = bots.make(spec, state.game, state.current_player() if seat is None else seat, seed)
+    bot.last_action = bot.step(state, Limit())
+    return bot
+
+
+def visits(bot: UCTBot) -> dict[int, int]:
+    return {a: v for a, v, _ in bot.search.root_children()}
+
+
+def win_rates(bot: UCTBot) -> dict[int, float]:
+    return {a: w / v for a, v, w in bot.search.root_children() if v}
+
+
+# ----- bad input ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, message", [
+    ("uct(bogus=1)", "unknown parameter 'bogus'.*valid parameters: iterations, c, expand, sims_per_leaf, rollout, "
+                     "final, margin, reuse, max_nodes"),
+    ("uct(c=-1)", "'c'.*annealed or a number >= 0"),
+    ("uct(c=warm)", "'c'.*annealed or a number >= 0"),
+    ("uct(expand=some)", "'expand'.*one of all, one"),
+    ("uct(rollout=smart)", "'rollout'.*one of random, greedy"),
+    ("uct(final=best)", "'final'.*one of winrate, visits"),
+    ("uct(iterations=0)", "'iterations'.*integer from 1"),
+    ("uct(sims_per_leaf=0)", "'sims_per_leaf'.*integer from 1"),
+    ("uct(max_nodes=10)", "'max_nodes'.*integer from 1000"),
+    ("uct(margin=-0.5)", "'margin'"),
+    ("uct(reuse=maybe)", "'reuse'.*true or false"),
+    ("mcts_reuse(reuse=false)", "'reuse' is fixed"),
+])
+def test_bad_specs_raise_value_errors_naming_the_valid_values(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bots.make(spec, "nim", 0, 0)
+
+
+def test_direct_construction_checks_like_a_spec() -> None:
+    with pytest.raises(ValueError, match="one of all, one"):
+        UCTBot(games.load("nim"), 0, 0, expand="some")
+
+
+def test_greedy_is_refused_on_hex_listing_the_bots_that_can_play() -> None:
+    with pytest.raises(ValueError, match="greedy.*valid bots.*uct"):
+        bots.make("greedy", "hex", 0, 0)
+
+
+def test_bare_names_and_c_values_parse() -> None:
+    assert bots.make("uct", "nim", 0, 0).c == "annealed"
+    assert bots.make("uct(c=1.414)", "nim", 0, 0).c == pytest.approx(1.414)
+    assert bots.make("mcts_reuse", "nim", 0, 0).reuse is True
+    assert bots.make("uct(expand=one)", "nim", 0, 0).sims_per_leaf == 1
+    assert bots.make("uct", "nim", 0, 0).sims_per_leaf == 11
+
+
+# ----- Nim: the correctness oracle ----------------------------------------------------------------------
+def nim_position(pile: int, seat: int) -> Any:
+    """Seat ``seat`` to move at ``pile`` (for seat 1, seat 0 first takes one counter from pile + 1)."""
+    return state_after(f"nim(n={pile + seat})", [1] * seat)
+
+
+def winnable(lo: int, hi: int, k: int = 3) -> list[int]:
+    return [n for n in range(lo, hi + 1) if n % (k + 1)]
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_uct_with_random_rollouts_finds_the_winning_nim_move(seat: int) -> None:
+    # Random-rollout UCT (the default bot) up to pile 18: from 19 on it errs for some seeds, and beyond
+    # about 21 it stays near 50% win rates even at 200k iterations (measured; the Nim study's own finding,
+    # which led it to strategic rollouts). The range 5..40 is covered by the next test (rollout=greedy).
+    for pile in winnable(5, 18):
+        state = nim_position(pile, seat)
+        bot = bots.make("uct(iterations=20000)", state.game, seat, seed=pile)
+        assert bot.step(state, Limit()) == pile % 4, f"pile {pile}, seat {seat}: {bot.search.root_children()}"
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_uct_with_strategic_rollouts_finds_the_winning_nim_move_from_5_to_40(seat: int) -> None:
+    for pile in winnable(5, 40):
+        state = nim_position(pile, seat)
+        bot = bots.make("uct(iterations=2000,rollout=greedy)", state.game, seat, seed=pile)
+        assert bot.step(state, Limit()) == pile % 4, f"pile {pile}, seat {seat}: {bot.search.root_children()}"
+
+
+def test_negamax_perspective_each_node_scores_the_player_who_moved_into_it() -> None:
+    # Pile 5, k=3: taking 1 leaves 4 and wins against any reply; 2 and 3 let the opponent take the rest.
+    # Once the opponent's node finds its winning reply (and picks it, scoring its own wins), the losing
+    # root moves fall below one half for the root player while "take 1" nears 1. (A tree that scored
+    # every node for the root player would let the opponent pick its worst replies: all near 1.)
+    bot = searched("uct(iterations=3000,c=1.4)", "nim(n=5)")
+    rates = win_rates(bot)
+    assert bot.last_action == 1
+    assert rates[1] > 0.9 and rates[2] < 0.5 and rates[3] < 0.5, rates
+
+
+# ----- every parameter changes behaviour ----------------------------------------------------------------
+def test_expand_all_adds_every_child_with_sims_per_leaf_playouts() -> None:
+    bot = searched("uct(iterations=1,expand=all,sims_per_leaf=5)", "hex(size=5)")
+    assert sorted(visits(bot)) == list(range(25))
+    assert set(visits(bot).values()) == {5}
+    assert bot.search.root_visits == 125
+
+
+def test_expand_one_adds_one_child_per_iteration() -> None:
+    bot = searched("uct(iterations=7,expand=one)", "hex(size=5)")
+    children = bot.search.root_children()
+    assert len(children) == 7 and all(v == 1 for _, v, _ in children)
+    assert bot.search.root_visits == 7
+    # The opened children are a random sample of the legal moves, not the first ones (shuffled).
+    assert sorted(a for a, _, _ in children) != list(range(7))
+
+
+def test_children_order_is_shuffled_per_seed() -> None:
+    orders = {tuple(a for a, _, _ in searched("uct(iterations=1)", "hex(size=5)", seed=s).search.root_children())
+              for s in range(4)}
+    assert len(orders) == 4
+
+
+def test_rollout_greedy_plays_the_heuristic_in_playouts() -> None:
+    # Nim pile 21: with greedy rollouts both sides play perfectly after the first move, so "take 1"
+    # (leaving 20) wins every playout and the others lose every playout; random rollouts are mixed.
+    greedy = win_rates(searched("uct(iterations=1,rollout=greedy)", "nim(n=21)"))
+    assert greedy == {1: 1.0, 2: 0.0, 3: 0.0}
+    randomised = win_rates(searched("uct(iterations=1,rollout=random)", "nim(n=21)"))
+    assert any(0.0 < r < 1.0 for r in randomised.values()), randomised
+
+
+def test_greedy_rollout_falls_back_to_random_without_a_heuristic() -> None:
+    # Hex has no heuristic: greedy and random rollouts give mixed, valid statistics alike.
+    rates = win_rates(searched("uct(iterations=1,rollout=greedy)", "hex(size=5)"))
+    assert len(rates) == 25 and any(0.0 < r < 1.0 for r in rates.values())
+
+
+def test_annealed_and_constant_c_grow_different_trees() -> None:
+    # At the root, annealed C equals e - 1; deeper it shrinks, so even the constant e - 1 differs.
+    annealed = searched("uct(iterations=300)", "hex(size=5)", seed=3)
+    constant = searched(f"uct(iterations=300,c={math.e - 1})", "hex(size=5)", seed=3)
+    assert visits(annealed) != visits(constant)
+    # A huge constant explores evenly; C = 0 piles the visits on few children.
+    wide = visits(searched("uct(iterations=300,c=100)", "hex(size=5)", seed=3))
+    greedy = visits(searched("uct(iterations=300,c=0)", "hex(size=5)", seed=3))
+    assert max(wide.values()) < 2 * min(wide.values())
+    assert max(greedy.values()) > 10 * min(greedy.values())
+
+
+def test_annealed_c_explores_more_near_the_root_than_deep_down() -> None:
+    # Below the root, annealed C (0.649 at depth 2) is far smaller than c=1.718, so the tree under
+    # the most visited root child is narrower: its visits concentrate on fewer grandchildren.
+    def concentration(spec: str) -> float:
+        bot = searched(spec, "hex(size=5)", seed=5)
+        top = max(visits(bot), key=visits(bot).get)
+        below = [bot.search.visits_at([top, a]) for a in range(25) if a != top]
+        below = [v for v in below if v > 0]
+        return max(below) / sum(below)
+    assert concentration("uct(iterations=400)") > concentration(f"uct(iterations=400,c={math.e - 1})")
+
+
+def test_final_winrate_and_visits_pick_by_their_rule_and_can_differ() -> None:
+    differ = 0
+    for seed in range(6):
+        by_rate = searched("uct(iterations=4)", "hex(size=5)", seed=seed)
+        by_visits = searched("uct(iterations=4,final=visits)", "hex(size=5)", seed=seed)
+        assert by_rate.search.root_children() == by_visits.search.root_children()   # the same tree
+        rates, counts = win_rates(by_rate), visits(by_visits)
+        assert rates[by_rate.last_action] == max(rates.values())
+        assert counts[by_visits.last_action] == max(counts.values())
+        differ += by_rate.last_action != by_visits.last_action
+    assert differ > 0
+
+
+def test_max_nodes_stops_expansion_and_keeps_simulating() -> None:
+    bot = searched("uct(iterations=3000,max_nodes=1000,expand=one)", "hex(size=5)")
+    assert bot.last_search["pool_full"] and bot.search.n_nodes <= 1000
+    assert bot.search.root_visits == 3000
+    free = searched("uct(iterations=3000,expand=one)", "hex(size=5)")
+    assert not free.last_search["pool_full"] and free.search.n_nodes > 1000
+
+
+def test_memory_limit_caps_the_pool() -> None:
+    state = state_after("hex(size=5)", [])
+    bot = bots.make("uct(iterations=2000,expand=one)", state.game, 0, 0)
+    bot.step(state, Limit(memory_mb=1))
+    assert bot.search.max_nodes == max(1000, 2**20 // 4 // NODE_BYTES)
+    assert bot.search.n_nodes <= bot.search.max_nodes
+
+
+def test_node_is_32_bytes() -> None:
+    assert NODE_BYTES == 32
+
+
+# ----- chance nodes ---------------------------------------------------------------------------------------
+def test_chance_nodes_hold_outcomes_sampled_by_probability() -> None:
+    # Nim with the coin: after our move a flip follows; its two outcomes are children of that node,
+    # visited about equally (fair coin): 4.5 binomial sigmas. The node's own first visit was the
+    # playout that created it (expand=one), before any flip was sampled.
+    bot = searched("uct(iterations=400,expand=one)", "nim(n=9,coin=true)", seed=2)
+    top = max(visits(bot), key=visits(bot).get)
+    tails, heads = bot.search.visits_at([top, 0]), bot.search.visits_at([top, 1])
+    n = tails + heads
+    assert n == bot.search.visits_at([top]) - 1
+    assert abs(tails - n / 2) < 4.5 * math.sqrt(n) / 2
+
+
+def test_coin_nim_games_finish_and_uct_beats_random() -> None:
+    # 30 games, seats alternated; a fair coin would score 15 +- 2.7: require 22 (2.6 sigma above).
+    game = games.load("nim(n=23,coin=true)")
+    wins = 0
+    for i in range(30):
+        seat = i % 2
+        seats = [bots.make("random", game, s, 100 + i) for s in range(2)]
+        seats[seat] = bots.make("uct(iterations=300)", game, seat, i)
+        wins += play(game, seats, seed=i).returns[seat] > 0
+    assert wins >= 22
+
+
+# ----- tree reuse -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["hex(size=5)", "nim(n=30,coin=true)"])
+def test_tree_reuse_carries_the_visits_of_the_kept_subtree(spec: str) -> None:
+    game = games.load(spec)
+    bot = bots.make("mcts_reuse(iterations=500)", game, 0, 1)
+    state = game.new_initial_state()
+    state.apply_action(bot.step(state.clone(), Limit()))
+    total_first = bot.search.root_visits
+    if state.is_chance_node():
+        state.apply_action(0)
+    # The opponent answers with its reply most visited in our tree (chance: the other coin side).
+    prefix = state.history()
+    state.apply_action(max(state.legal_actions(), key=lambda a: bot.search.visits_at(prefix + [a])))
+    if state.is_chance_node():
+        state.apply_action(1)
+    path = state.history()
+    kept = bot.search.visits_at(path)
+    assert 0 < kept < total_first
+    grandchildren = {a: bot.search.visits_at(path + [a]) for a in state.legal_actions()}
+    bot.step(state.clone(), Limit())
+    assert bot.last_search["reused"] and bot.last_search["start_visits"] == kept
+    assert bot.search.root_visits >= kept + 500       # 500 new iterations on top of the kept visits
+    for a, v in grandchildren.items():                # the kept children kept their statistics
+        assert bot.search.visits_at([a]) >= v
+
+
+def test_without_reuse_every_search_starts_empty() -> None:
+    game = games.load("hex(size=5)")
+    bot = bots.make("uct(iterations=200)", game, 0, 1)
+    state = game.new_initial_state()
+    state.apply_action(bot.step(state.clone(), Limit()))
+    state.apply_action(state.legal_actions()[0])
+    bot.step(state.clone(), Limit())
+    assert not bot.last_search["reused"] and bot.last_search["start_visits"] == 0
+
+
+def test_reuse_throws_the_tree_away_when_the_position_is_not_a_descendant() -> None:
+    bot = bots.make("mcts_reuse(iterations=200)", "hex(size=5)", 0, 1)
+    bot.step(state_after("hex(size=5)", [3]), Limit())
+    bot.step(state_after("hex(size=5)", [4, 5]), Limit())
+    assert not bot.last_search["reused"] and bot.last_search["start_visits"] == 0
+    bot.step(state_after("hex(size=5)", [4, 5, 6, 7]), Limit())
+    assert bot.last_search["reused"] and bot.last_search["start_visits"] > 0
+    bot.restart()
+    bot.step(state_after("hex(size=5)", [4, 5, 6, 7, 8, 9]), Limit())
+    assert not bot.last_search["reused"]
+
+
+def test_advance_compacts_the_subtree_with_its_statistics() -> None:
+    state = state_after("hex(size=4)", [])
+    search = Search(c=1.4, expand_all=False, sims_per_leaf=1, seed=3)
+    search.search(state, 3000)
+    a, b = 5, 6
+    before = {x: (search.visits_at([a, b, x])) for x in range(16)}
+    nodes_before = search.n_nodes
+    assert search.advance([a, b])
+    assert {x: search.visits_at([x]) for x in range(16)} == before
+    assert search.n_nodes < nodes_before
+    assert not search.advance([99]) and search.n_nodes == 0
+
+
+def test_mcts_reuse_plays_whole_games() -> None:
+    for spec in ("hex(size=5)", "nim(n=17,coin=true)", "doublestep"):
+        game = games.load(spec)
+        record = play(game, [bots.make("mcts_reuse(iterations=200)", game, 0, 0),
+                             bots.make("mcts_reuse(iterations=200)", game, 1, 1)], seed=3)
+        assert sorted(record.returns) == [-1.0, 1.0]
+
+
+# ----- budgets and reproducibility ------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["uct(iterations=300)", "uct(iterations=500,expand=one,c=1.4)",
+                                  "mcts_reuse(iterations=200)", "uct(iterations=50,rollout=greedy)"])
+def test_same_seed_same_budget_same_moves(spec: str) -> None:
+    def game_moves(seed: int) -> list[int]:
+        game = games.load("hex(size=5)")
+        return play(game, [bots.make(spec, game, 0, seed), bots.make(spec, game, 1, seed + 1)], seed=0).history
+    assert game_moves(4) == game_moves(4)
+    assert game_moves(4) != game_moves(5)
+
+
+def test_without_a_budget_or_limit_the_fallback_iterations_run() -> None:
+    from bots.uct import FALLBACK_ITERATIONS
+    bot = searched("uct", "nim(n=21)")
+    assert bot.last_search["iterations"] == FALLBACK_ITERATIONS
+
+
+def test_a_time_limit_alone_is_a_budget() -> None:
+    # Not a timing test: only checks that the time budget, not an iteration count, ended the search.
+    state = state_after("hex(size=5)", [])
+    bot = bots.make("uct(expand=one)", state.game, 0, 0)
+    bot.step(state, Limit(time=0.05))
+    assert bot.last_search["iterations"] > 1
+
+
+@pytest.mark.parametrize("spec", ["uct", "mcts_reuse", "uct(expand=one)"])
+def test_a_solved_endgame_still_stops_at_the_deadline(spec: str) -> None:
+    # Near the end every leaf is terminal: iterations play no playout, yet must still reach the
+    # clock (a bug here once spun until the visit counts overflowed).
+    state = state_after("hex(size=5)", [0, 1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, 15, 16, 17, 18])
+    bot = bots.make(spec, state.game, state.current_player(), 0)
+    assert bot.step(state.clone(), Limit(time=0.05)) in state.legal_actions()
+    assert bot.last_search["iterations"] > bot.last_search["playouts"]       # mostly terminal iterations
+    assert bot.search.root_visits < 2**30                                     # stopped by the clock
+
+
+@pytest.mark.parametrize("spec", ["hex(size=5)", "doublestep", "nim(n=30,coin=true)", "colosseum",
+                                  "sorry(players=2)"])
+def test_uct_plays_legal_moves_on_every_game(spec: str) -> None:
+    game = games.load(spec)
+    state = game.new_initial_state()
+    for _ in range(6):
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        if state.is_terminal():
+            break
+        bot = bots.make("uct(iterations=20,sims_per_leaf=2)", game, state.current_player(), 0)
+        action = bot.step(state.clone(), Limit())
+        assert action in state.legal_actions()
+        state.apply_action(action)
+
+
+# ----- strength -------------------------------------------------------------------------------------------
+def test_uct_beats_mc_on_hex_7x7_at_equal_time() -> None:
+    # Equal wall clock per move, both without a safety margin. 16 games, seats alternated: a coin
+    # would win 8 +- 2; UCT is expected near 90%: require 13 (2.5 sigma above a coin).
+    game = games.load("hex(size=7)")
+    wins = 0
+    for i in range(16):
+        seat = i % 2
+        seats = [bots.make("mc(n=0,margin=0)", game, s, 50 + i) for s in range(2)]
+        seats[seat] = bots.make("uct(margin=0)", game, seat, i)
+        wins += play(game, seats, seed=i, limit=Limit(time=0.02)).returns[seat] > 0
+    assert wins >= 13
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_sorry_multiplayer_games_finish_with_sensible_win_rates(players: int) -> None:
+    # uct and mcts_reuse against random opponents; the search bot sits in every seat in turn.
+    # Each game has one winner with +1 and the rest -1/(players-1).
+    game = games.load(f"sorry(players={players},pawnsPerPlayer=2)")
+    wins, n = 0, 2 * players
+    for i in range(n):
+        seat = i % players
+        seats = [bots.make("random", game, s, 1000 + 10 * i + s) for s in range(players)]
+        seats[seat] = bots.make("uct(iterations=8,sims_per_leaf=3)" if i % 2 == 0
+                                else "mcts_reuse(iterations=8,sims_per_leaf=3)", game, seat, i)
+        returns = play(game, seats, seed=i).returns
+        assert sorted(returns) == [-1 / (players - 1)] * (players - 1) + [1.0]
+        wins += returns[seat] > 0
+    # Random players would win 1/players of the games: require more than that share.
+    assert wins > n / players
