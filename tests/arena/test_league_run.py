@@ -17,6 +17,10 @@ from tests.leaderboards.support import (
     write,
 )
 
+# One worker runs this module in order: its tests share one played league (module fixture) and later tests
+# (submit) add to it.
+pytestmark = pytest.mark.xdist_group("league_run")
+
 LEAGUE = """
 name = "small"
 games = ["nim"]
