@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import trueskill
 
@@ -100,6 +101,21 @@ class RatedGame:
     """Bot id per seat."""
     returns: Sequence[float]
     terminations: Sequence[str]
+    failures: Sequence[dict[str, Any]] = ()
+    """The record's failures (with ``on_failure=random_move`` a bot can fail and still finish normally)."""
+
+
+_COUNTERS = {"timeout": "timeouts", "crash": "crashes", "illegal": "illegal", "memory": "memory",
+             "protocol": "protocol"}
+
+
+def failure_reasons(terminations: Sequence[str], failures: Sequence[dict[str, Any]], seat: int) -> set[str]:
+    """The kinds of failure of one seat in one game (each counted once per game): its termination reason
+    if not normal, plus the reasons of its substituted moves."""
+    reasons = {f["reason"] for f in failures if f.get("seat") == seat}
+    if seat < len(terminations) and terminations[seat] != "normal":
+        reasons.add(terminations[seat])
+    return reasons
 
 
 class Rater:
@@ -136,17 +152,10 @@ class Rater:
                         entry.draws += 1
                 else:
                     entry.losses += 1
-                reason = game.terminations[seat] if seat < len(game.terminations) else "normal"
-                if reason == "timeout":
-                    entry.timeouts += 1
-                elif reason == "crash":
-                    entry.crashes += 1
-                elif reason == "illegal":
-                    entry.illegal += 1
-                elif reason == "memory":
-                    entry.memory += 1
-                elif reason == "protocol":
-                    entry.protocol += 1
+                for reason in failure_reasons(game.terminations, game.failures, seat):
+                    counter = _COUNTERS.get(reason)
+                    if counter:
+                        setattr(entry, counter, getattr(entry, counter) + 1)
                 touched.append((scope, game.seats[seat]))
         return touched
 

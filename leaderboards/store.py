@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, ConfigError
-from leaderboards.ratings import ALL, BotRating, RatedGame, Rater
+from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
 
 SCHEMA_VERSION = 1
 DEFAULT_DB = "arena.sqlite"
@@ -421,7 +421,8 @@ class Store:
                 self.conn.execute("INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) "
                                   "VALUES (?, ?, ?, ?, ?, ?)",
                                   (game_id, seat, bot_id, returns[seat], result, terminations[seat]))
-                if terminations[seat] == "normal":
+                reasons = failure_reasons(terminations, record.get("failures", []), seat)
+                if not reasons:
                     self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=?", (bot_id,))
                     continue
                 self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=?", (bot_id,))
@@ -429,7 +430,7 @@ class Store:
                     self.conn.execute(
                         "UPDATE bots SET status='probation', status_reason=? WHERE id=? AND status='active' "
                         "AND consecutive_failures >= ?",
-                        (f"{probation_after} failed games in a row (last: {terminations[seat]} in game {game_id})",
+                        (f"{probation_after} failed games in a row (last: {', '.join(sorted(reasons))} in game {game_id})",
                          bot_id, probation_after))
             return game_id
 
@@ -480,10 +481,10 @@ class Store:
                                                 (league_id,))]
 
     def _rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[RatedGame]:
-        sql = (f"SELECT schedule_key, base_game, seats, returns, terminations FROM games WHERE league_id=? {where} "
-               "ORDER BY schedule_key")
+        sql = (f"SELECT schedule_key, base_game, seats, returns, terminations, failures FROM games WHERE league_id=? "
+               f"{where} ORDER BY schedule_key")
         for r in self.conn.execute(sql, (league_id, *args)):
-            yield RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]))
+            yield RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]), json.loads(r[5]))
 
     def recompute_ratings(self, league_id: int) -> dict[int, BotRating]:
         """Recomputes every rating of a league from its stored games, in schedule order, and stores them."""

@@ -75,3 +75,12 @@ def test_leaderboard_order_is_by_mu_minus_three_sigma():
     assert exposed == sorted(exposed, reverse=True)
     env = env_for("nim")
     assert exposed[0] == pytest.approx(env.expose(trueskill.Rating(table[order[0]].mu, table[order[0]].sigma)))
+
+
+def test_a_substituted_move_counts_as_a_failure_once_per_game():
+    rater = Rater()
+    failures = [{"seat": 1, "reason": "timeout"}, {"seat": 1, "reason": "timeout"}, {"seat": 1, "reason": "illegal"}]
+    rater.apply(RatedGame("a", "nim", (1, 2), [1.0, -1.0], ["normal", "normal"], failures))
+    bot = rater.get(ALL, 2)
+    assert (bot.timeouts, bot.illegal, bot.failures) == (1, 1, 2)
+    assert rater.get(ALL, 1).failures == 0

@@ -128,3 +128,17 @@ def test_readers_see_a_consistent_store_while_a_writer_holds_a_transaction(store
     assert reader.execute("SELECT name FROM bots WHERE id=?", (a.id,)).fetchone()[0] == "a"  # WAL: not blocked
     store.conn.execute("ROLLBACK")
     reader.close()
+
+
+def test_random_move_substitutions_count_toward_probation(store):
+    league = store.ensure_league("L", {})
+    a, _ = store.upsert_bot(league.id, "a", origin="config", spec="random")
+    b, _ = store.upsert_bot(league.id, "b", origin="config", spec="random")
+    for i in range(2):
+        record = _record(2, 1)  # b even wins: its timeouts were replaced by random moves
+        record["failures"] = [{"seat": 1, "reason": "timeout", "move_number": 3, "detail": "", "substituted": 1}]
+        store.record_game(league.id, f"{i:06d}|nim|x|0", "nim", 0, (a.id, b.id), record, probation_after=2)
+    bot = store.bot(b.id)
+    assert bot.status == "probation" and "timeout" in bot.status_reason
+    store.rate_pending(league.id)
+    assert store.ratings(league.id)[b.id].timeouts == 2
