@@ -80,7 +80,7 @@ def test_new_bot_template_plays_cleanly_against_random(capsys, tmp_path, monkeyp
     code, out, err = run(capsys, "new-bot", "mybot")
     assert code == 2 and "already exists" in err
     code, out, err = run(capsys, "match", "nim", "mybot.py", "random", "--games", "2", "--seed", "3", "--json",
-                         "--move-time", "0.3", "--first-move-time", "0.3")
+                         "--move-time", "0.5", "--first-move-time", "0.5")
     assert code == 0, err
     data = json.loads(out)
     assert all(g["terminations"] == ["normal", "normal"] for g in data["games"])
