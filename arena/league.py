@@ -240,7 +240,7 @@ def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEn
             if not path.is_file():
                 raise fail(f"bot file {file!r} not found (looked for {path})")
             source = path.read_text()
-        name = item.get("name", spec if spec is not None else Path(file).stem)
+        name = item.get("name", spec if spec is not None else Path(str(file)).stem)
         if not isinstance(name, str) or not name.strip():
             raise fail(f"bots[{i}]: 'name' must be a non-empty string")
         if any(e.name == name for e in entries):

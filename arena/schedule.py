@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from games.seeding import splitmix64
@@ -72,7 +72,7 @@ def tables(bots: Sequence[int], k: int, *, mode: str = "auto", base_seed: int = 
     return sorted({tuple(sorted(order[(i + j) % n] for j in range(k))) for i in range(n)})
 
 
-def league_schedule(games: Sequence[tuple[str, int]], players: dict[str, Sequence[int]], games_per_pairing: int,
+def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequence[int]], games_per_pairing: int,
                     base_seed: int, *, mode: str = "auto") -> list[Fixture]:
     """Every fixture of a league, in key order.
 
