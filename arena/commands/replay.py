@@ -14,12 +14,17 @@ class Divergence(ArenaError):
 
 
 @click.command("replay")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=int, required=False)
 @click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
 @click.option("--verify", is_flag=True, help="Re-simulate the game and fail at the first divergence.")
 @click.option("--no-board", is_flag=True, help="Only the moves, no board after each one.")
-def replay(game_id: int, db: str, verify: bool, no_board: bool) -> None:
-    """Print a stored game move by move with the board (GAME_ID as listed by the leaderboard tools)."""
+@click.option("--league", "league_name", metavar="NAME", help="Without GAME_ID: list this league's games.")
+@click.option("--last", default=20, show_default=True, metavar="N", help="Without GAME_ID: how many games to list.")
+def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_name: str | None, last: int) -> None:
+    """Print a stored game move by move with the board; without GAME_ID, list the latest games and their ids."""
+    if game_id is None:
+        list_games(db, league_name, last)
+        return
     with Store.open(db) as store:
         stored = store.game(game_id)
         if stored is None:
@@ -30,6 +35,15 @@ def replay(game_id: int, db: str, verify: bool, no_board: bool) -> None:
         click.echo(f"game {game_id} verified: {moves} actions re-simulated, seats, legality and returns match")
         return
     print_game(stored, league, board=not no_board)
+
+
+def list_games(db: str, league_name: str | None, last: int) -> None:
+    with Store.open(db) as store:
+        league = store.find_league(league_name)
+        for g in reversed(store.games(league.id, order="recent", limit=last)):
+            result = " ".join(f"{p}:{r:+g}" + ("" if t == "normal" else f"({t})")
+                              for p, r, t in zip(g.players, g.returns, g.terminations))
+            click.echo(f"{g.id:6d}  {g.game:32s}  {result}")
 
 
 def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:

@@ -113,6 +113,8 @@ def test_replay_prints_moves_and_verify_catches_a_tampered_history(league, tmp_p
     p = arena(d, "replay", "1", "--db", "small.sqlite")
     assert p.returncode == 0, p.stderr
     assert "seat 0" in p.stdout and "pile" in p.stdout and "result:" in p.stdout
+    listing = arena(d, "replay", "--db", "small.sqlite", "--last", "3")
+    assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 3 and "nim(seed=" in listing.stdout
     ok = arena(d, "replay", "1", "--db", "small.sqlite", "--verify")
     assert ok.returncode == 0 and "verified" in ok.stdout
     copy = tmp_path / "copy.sqlite"
