@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from leaderboards.ratings import ALL, RatedGame
 from leaderboards.store import Store
 
 
-def change_token(store: Store, league_id: int | None = None) -> tuple[int, ...]:
-    """A cheap value that changes whenever another connection commits (``PRAGMA data_version``) or the
-    league gets a game; compare it between polls to skip rebuilding unchanged views."""
-    version = int(store.conn.execute("PRAGMA data_version").fetchone()[0])
-    if league_id is None:
-        return (version,)
-    row = store.conn.execute("SELECT max(id), count(*), sum(rated) FROM games WHERE league_id=?",
-                             (league_id,)).fetchone()
-    return (version, row[0] or 0, row[1] or 0, row[2] or 0)
+def change_token(store: Store) -> int:
+    """``PRAGMA data_version``: changes whenever another connection commits to the store. Comparing it between
+    polls costs no table access, so an idle dashboard does not read the store at all."""
+    return int(store.conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 @dataclass(frozen=True)
@@ -63,21 +58,31 @@ def count_games(store: Store, league_id: int, scope: str = ALL) -> int:
                                   (league_id, scope)).fetchone()[0])
 
 
-def count_rated(store: Store, league_id: int) -> int:
-    return int(store.conn.execute("SELECT count(*) FROM games WHERE league_id=? AND rated=1",
-                                  (league_id,)).fetchone()[0])
+def count_rated(store: Store, league_id: int, up_to_key: str | None = None) -> int:
+    """Rated games of a league (those with a schedule key <= ``up_to_key`` when given)."""
+    sql = "SELECT count(*) FROM games WHERE league_id=? AND rated=1"
+    args: list[Any] = [league_id]
+    if up_to_key is not None:
+        sql += " AND schedule_key <= ?"
+        args.append(up_to_key)
+    return int(store.conn.execute(sql, args).fetchone()[0])
 
 
-def rated_games(store: Store, league_id: int, after_key: str | None = None) -> Iterator[RatedGame]:
-    """The rated games of a league in schedule order (the order ratings are computed in), optionally only those
-    after ``after_key``."""
+def rated_games(store: Store, league_id: int, after_key: str | None = None,
+                limit: int | None = None) -> list[RatedGame]:
+    """Rated games of a league in schedule order (the order ratings are computed in): those after
+    ``after_key`` when given, at most ``limit`` of them."""
     sql = "SELECT schedule_key, base_game, seats, returns, terminations FROM games WHERE league_id=? AND rated=1"
     args: list[Any] = [league_id]
     if after_key is not None:
         sql += " AND schedule_key > ?"
         args.append(after_key)
-    for r in store.conn.execute(sql + " ORDER BY schedule_key", args):
-        yield RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]))
+    sql += " ORDER BY schedule_key"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]))
+            for r in store.conn.execute(sql, args)]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.ratings import ALL
 
 TABS = ("leaderboard", "h2h", "games")
+TREND_SLICE = 0.2
+"""Seconds of trend folding per poll while a big league is being caught up (the UI thread never waits)."""
 
 
 class ArenaApp(App[None]):
@@ -57,6 +59,7 @@ class ArenaApp(App[None]):
         self.known_leagues: list[str] = []
         """League names from the last snapshot (or from an unknown-league message), for the picker."""
         self._wake = threading.Event()
+        self._h2h_visible = False
         self._force = False
 
     # -- layout ----------------------------------------------------------------------------------
@@ -84,6 +87,7 @@ class ArenaApp(App[None]):
     # -- polling (worker thread) -----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="poll")
     def poll_store(self) -> None:
+        """The poller: a snapshot when something changed, then a slice of trend folding, then a nap."""
         worker = get_current_worker()
         reader = StoreReader(self.db_path)
         try:
@@ -91,7 +95,7 @@ class ArenaApp(App[None]):
                 force, self._force = self._force, False
                 self._wake.clear()
                 try:
-                    snapshot = reader.poll(self.league, self.scope, force=force)
+                    snapshot = reader.poll(self.league, self.scope, force=force, h2h=self._h2h_visible)
                 except Unavailable as exc:
                     self.known_leagues = exc.leagues or self.known_leagues
                     if not self._deliver(self._show_message, exc.message) or exc.final:
@@ -99,7 +103,10 @@ class ArenaApp(App[None]):
                 else:
                     if snapshot is not None and not self._deliver(self._apply_snapshot, snapshot):
                         return
-                self._wake.wait(self.poll_interval)
+                folded = reader.trends.folded
+                more = reader.fold_trends(TREND_SLICE)
+                if not more and reader.trends.folded == folded:  # caught up: nap until the next tick
+                    self._wake.wait(self.poll_interval)
         finally:
             reader.close()
 
@@ -151,6 +158,8 @@ class ArenaApp(App[None]):
             scope = "all games" if s.scope == ALL else s.scope
             text = Text.assemble(("arena", "bold"), "  league ", (s.league, "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
+            if not s.trends_complete:
+                text.append("  trends loading…", style="italic grey50")
         self.query_one("#status", Static).update(text)
 
     def wake(self, *, force: bool = False) -> None:
@@ -174,6 +183,10 @@ class ArenaApp(App[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._focus_table()
+        visible = self.query_one(TabbedContent).active == "h2h"
+        if visible != self._h2h_visible:  # the head-to-head counts are queried only while they are shown
+            self._h2h_visible = visible
+            self.wake()
 
     def _focus_table(self) -> None:
         active = self.query_one(TabbedContent).active

@@ -8,6 +8,7 @@ The UI thread only receives finished snapshots; it never touches SQLite.
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,8 @@ class Snapshot:
     games: list[GameRow]
     h2h: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
     """(bot a, bot b) -> (a's wins, draws, a's losses) against b."""
+    trends_complete: bool = True
+    """False while the trend sparklines are still being folded (they then end early)."""
 
     @property
     def labels(self) -> dict[int, str]:
@@ -147,37 +150,44 @@ def reason_text(terminations: list[str]) -> str:
 
 
 class TrendCache:
-    """mu - 3 sigma per (scope, bot) after every rated game, folded incrementally in schedule order.
+    """mu - 3 sigma per (scope, bot) after every rated game, folded in schedule order, a slice at a time.
 
-    Refolds from scratch when a rated game appears before the last folded one (a resumed league, a late
-    entrant), so the last point always equals the stored rating.
+    Folding replays TrueSkill (about 1 ms a game), so a large league is caught up in the background in
+    slices of ``budget`` seconds while the leaderboard already shows the stored ratings. When a rated
+    game appears before the last folded one (a resumed league, a late entrant) the fold starts again, so the
+    last point always equals the stored rating.
     """
 
+    CHUNK = 500
+
     def __init__(self) -> None:
-        self.league_id: int | None = None
+        self.reset(None)
+
+    def reset(self, league_id: int | None) -> None:
+        self.league_id = league_id
         self.last_key: str | None = None
         self.folded = 0
         self.rater = Rater()
         self.series: dict[tuple[str, int], list[float]] = {}
 
-    def update(self, store: Store, league_id: int) -> None:
-        rated = queries.count_rated(store, league_id)
-        if league_id != self.league_id or rated < self.folded:
-            self.__init__()  # type: ignore[misc]
-            self.league_id = league_id
-        if rated == self.folded:
-            return
-        new = list(queries.rated_games(store, league_id, self.last_key))
-        if self.folded + len(new) != rated:
-            self.__init__()  # type: ignore[misc]
-            self.league_id = league_id
-            new = list(queries.rated_games(store, league_id))
-        for game in new:
-            for key in self.rater.apply(game):
-                self.series.setdefault(key, []).append(self.rater.table[key].exposed)
-        if new:
-            self.last_key = new[-1].key
-        self.folded += len(new)
+    def update(self, store: Store, league_id: int, budget: float = 0.2) -> bool:
+        """Folds newly rated games for up to ``budget`` seconds; True when some are still left."""
+        if league_id != self.league_id or (
+                self.last_key is not None and queries.count_rated(store, league_id, self.last_key) != self.folded):
+            self.reset(league_id)  # another league, or games rated out of order: start again
+        deadline = time.perf_counter() + budget
+        while True:
+            new = queries.rated_games(store, league_id, self.last_key, self.CHUNK)
+            for game in new:
+                for key in self.rater.apply(game):
+                    self.series.setdefault(key, []).append(self.rater.table[key].exposed)
+            if new:
+                self.last_key = new[-1].key
+                self.folded += len(new)
+            if len(new) < self.CHUNK:
+                return False
+            if time.perf_counter() > deadline:
+                return True
 
     def trend(self, scope: str, bot_id: int) -> tuple[float, ...]:
         return tuple(self.series.get((scope, bot_id), ()))
@@ -191,6 +201,8 @@ class StoreReader:
         self.store: Store | None = None
         self.trends = TrendCache()
         self._token: tuple[Any, ...] | None = None
+        self._h2h: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._h2h_for: tuple[int, str] | None = None
 
     def close(self) -> None:
         if self.store is not None:
@@ -225,26 +237,37 @@ class StoreReader:
         raise Unavailable(f"No league {name!r} in {self.path}.\n\nLeagues: {', '.join(names)} (press l to pick one).",
                           leagues=names)
 
-    def poll(self, league: str | None, scope: str, *, force: bool = False) -> Snapshot | None:
-        """A new snapshot when the store (or the selection) changed since the last poll, else None.
+    def poll(self, league: str | None, scope: str, *, force: bool = False, h2h: bool = True) -> Snapshot | None:
+        """A new snapshot when the store, the folded trends or the selection changed since the last poll, else
+        None. ``h2h`` False reuses the last head-to-head counts (the costliest query) while that tab is hidden.
 
         Raises:
             Unavailable: the store is missing, empty, unreadable or from a newer arena.
         """
         try:
             store = self._open()
-            leagues, current = self._league(store, league)
-            token = (current.id, scope, queries.change_token(store, current.id))
-            if token == self._token and not force:
+            version = queries.change_token(store)
+            if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
+                                                                            self.trends.folded):
                 return None
-            snapshot = self._snapshot(store, leagues, current, scope)
+            leagues, current = self._league(store, league)
+            snapshot = self._snapshot(store, leagues, current, scope, h2h)
         except sqlite3.Error as exc:  # a store being created under us: try again next poll
             self.close()
             raise Unavailable(f"Cannot read {self.path}: {exc}") from None
-        self._token = token
+        self._token = (current.id, league, scope, version, h2h, self.trends.folded)
         return snapshot
 
-    def _snapshot(self, store: Store, leagues: list[League], league: League, scope: str) -> Snapshot:
+    def fold_trends(self, budget: float = 0.2) -> bool:
+        """Catches the trend sparklines up for up to ``budget`` seconds; True when more is left to fold."""
+        if self.store is None or self._token is None:
+            return False
+        try:
+            return self.trends.update(self.store, self._token[0], budget)
+        except sqlite3.Error:
+            return False
+
+    def _snapshot(self, store: Store, leagues: list[League], league: League, scope: str, h2h: bool) -> Snapshot:
         scopes = [ALL] + [s for s in store.scopes(league.id) if s != ALL]
         for spec in league.config.get("games", []) or []:  # game specs with no rated game yet
             if isinstance(spec, str) and spec not in scopes:
@@ -257,15 +280,20 @@ class StoreReader:
         for bot in bots.values():  # entered bots with no rated game yet appear with the prior
             if bot.id not in shown and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
                 shown[bot.id] = BotRating()
-        self.trends.update(store, league.id)
+        if league.id != self.trends.league_id:
+            self.trends.reset(league.id)
         rows = [self._row(bots.get(b), b, shown[b], self.trends.trend(scope, b)) for b in leaderboard_order(shown)]
         labels = {b.id: b.label for b in bots.values()}
         games = [GameRow(g.id, g.game, tuple(labels.get(b, p) for b, p in zip(g.seats, g.players)),
                          result_text(g.returns, [labels.get(b, p) for b, p in zip(g.seats, g.players)]),
                          reason_text(g.terminations), g.moves, g.duration)
                  for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
+        if h2h or self._h2h_for != (league.id, scope):
+            self._h2h = store.head_to_head(league.id, scope)
+            self._h2h_for = (league.id, scope)
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
-                        queries.count_games(store, league.id, scope), rows, games, store.head_to_head(league.id, scope))
+                        queries.count_games(store, league.id, scope), rows, games, self._h2h,
+                        self.trends.folded == queries.count_rated(store, league.id))
 
     @staticmethod
     def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tui.data import StoreReader, Unavailable
+from arena.tui.data import StoreReader, TrendCache, Unavailable
 from leaderboards.ratings import ALL, leaderboard_order
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.storefix import Fixture
@@ -14,8 +14,11 @@ from tests.tui.storefix import Fixture
 
 def test_snapshot_matches_the_stored_ratings(fixture_store: Fixture) -> None:
     reader = StoreReader(fixture_store.path)
+    first = reader.poll(None, ALL)
+    assert first is not None and not first.trends_complete and not first.leaderboard[0].trend
+    assert reader.fold_trends(budget=30) is False
     snap = reader.poll(None, ALL)
-    assert snap is not None
+    assert snap is not None and snap.trends_complete
     stored = fixture_store.store.ratings(fixture_store.demo.id)
     assert [row.bot_id for row in snap.leaderboard] == leaderboard_order(stored)
     for row in snap.leaderboard:
@@ -43,9 +46,27 @@ def test_poll_is_none_until_something_changes(fixture_store: Fixture) -> None:
     reader.close()
 
 
+def test_trend_folds_in_slices(fixture_store: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TrendCache, "CHUNK", 10)
+    reader = StoreReader(fixture_store.path)
+    reader.poll(None, ALL)
+    assert reader.fold_trends(budget=0) is True  # one slice of 10 games, more left
+    assert reader.trends.folded == 10
+    snap = reader.poll(None, ALL)  # the trend progress alone makes a new snapshot
+    assert snap is not None and not snap.trends_complete
+    while reader.fold_trends(budget=0):
+        pass
+    snap = reader.poll(None, ALL)
+    assert snap is not None and snap.trends_complete and reader.trends.folded == 48
+    for row in snap.leaderboard:
+        assert row.trend[-1] == pytest.approx(row.exposed)
+    reader.close()
+
+
 def test_trend_refolds_when_an_earlier_game_is_rated_late(fixture_store: Fixture) -> None:
     reader = StoreReader(fixture_store.path)
     reader.poll(None, ALL)
+    reader.fold_trends(budget=30)
     store = fixture_store.store
     # a game that sorts before every stored one forces the store (and the trend cache) to recompute
     rec = store.game(1)
@@ -54,8 +75,9 @@ def test_trend_refolds_when_an_earlier_game_is_rated_late(fixture_store: Fixture
                                            "move_seats", "wall_times", "cpu_times", "failures", "duration", "info")}
     store.record_game(fixture_store.demo.id, "00000-aaa", "nim", 0, rec.seats, record)
     store.rate_pending(fixture_store.demo.id)
+    reader.fold_trends(budget=30)
     snap = reader.poll(None, ALL)
-    assert snap is not None
+    assert snap is not None and snap.trends_complete
     stored = store.ratings(fixture_store.demo.id)
     for row in snap.leaderboard:
         assert row.trend[-1] == pytest.approx(stored[row.bot_id].exposed)
