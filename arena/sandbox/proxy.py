@@ -1,6 +1,6 @@
 """The referee's handle on one sandboxed bot process (``BotProcess``): a bot object for ``arena.play``.
 
-``step(state, limit)`` thaws the bot, sends it the actions it has not seen, and waits with ``select``
+``step(state, limit)`` thaws the bot, sends it the actions it has not seen, and waits with ``poll``
 for an answer until the move's deadline, draining the bot's stderr into a small ring buffer. Every
 failure raises an :class:`arena.errors.BotError` subclass with a reason (timeout, crash, memory,
 illegal, protocol); ``alive`` tells ``arena.play`` whether the bot can go on (COMP424's random-move
@@ -73,6 +73,13 @@ class BotProcess:
         self._err_r, err_w = os.pipe2(os.O_CLOEXEC)
         for fd in (self._req_w, self._resp_r, self._err_r):
             os.set_blocking(fd, False)
+        # poll, not select: a runner with many games open has descriptors above FD_SETSIZE (1024).
+        self._read_poll = select.poll()
+        self._read_poll.register(self._resp_r, select.POLLIN)
+        self._read_poll.register(self._err_r, select.POLLIN)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._req_w, select.POLLOUT)
+        self._write_poll.register(self._err_r, select.POLLIN)
         try:
             self.proc, self._cg, self._slot, plan = sandbox.start(bot, (req_r, resp_w), err_w)
             self.uid = plan.uid if plan.mode == "root" else os.getuid()
@@ -121,10 +128,14 @@ class BotProcess:
             self._write(protocol.encode(message), deadline)
             while True:
                 reply = self._read_message(deadline)
-                if reply.get("id") == request_id:
+                reply_id = reply.get("id")
+                if type(reply_id) is int and reply_id == request_id:  # noqa: E721 - True == 1 must not pass
                     break
-                if "id" not in reply:
+                if reply_id is None:
                     self._raise_reported(reply)
+                if isinstance(reply_id, bool) or not isinstance(reply_id, int) or not 0 < reply_id < request_id:
+                    self._kill()
+                    raise ProtocolError(f"answer to a request that was never sent: {str(reply)[:200]}")
                 # a late answer to a move that already timed out: discard it
         except BotTimeoutError:
             self._freeze()
@@ -179,7 +190,7 @@ class BotProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._timed_out()
-            select.select([self._err_r], [self._req_w], [], remaining)
+            self._write_poll.poll(remaining * 1000)
             self._drain_stderr()
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
@@ -190,10 +201,10 @@ class BotProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._timed_out()
-            readable, _, _ = select.select([self._resp_r, self._err_r], [], [], remaining)
-            if self._err_r in readable:
+            ready = {fd for fd, _ in self._read_poll.poll(remaining * 1000)}
+            if self._err_r in ready:
                 self._drain_stderr()
-            if self._resp_r in readable:
+            if self._resp_r in ready:
                 try:
                     chunk = os.read(self._resp_r, 1 << 16)
                 except BlockingIOError:
@@ -264,7 +275,8 @@ class BotProcess:
             raise BotMemoryError(f"bot exceeded the memory limit ({self.limits.memory_mb} MB){tail}")
         if code == -signal.SIGXCPU:
             raise BotTimeoutError(f"bot exceeded its CPU time limit{tail}")
-        what = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exited with status {code}"
+        what = "closed its pipe and did not exit" if code is None else \
+            f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
         raise BotCrashedError(f"bot process {what}{tail}")
 
     def _wait_exit(self, timeout: float) -> int | None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 
@@ -62,9 +64,12 @@ def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_p
         while _count(tmp_path / "killed.sqlite") <= before and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(rng.uniform(0.0, 0.8))  # a random moment after it made progress: games are in flight
+        descendants = psutil.Process(proc.pid).children(recursive=True)  # workers and sandboxed bots
         proc.kill()  # SIGKILL: no cleanup code runs
         proc.wait()
         stored_at_kill.append(_count(tmp_path / "killed.sqlite"))
+        _, alive = psutil.wait_procs(descendants, timeout=10)
+        assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], "workers or bots outlived the runner"
     print(f"games stored when the runner was killed: {stored_at_kill} of {SCHEDULED}")
     assert 0 < stored_at_kill[0] and stored_at_kill[-1] < SCHEDULED  # the kills really interrupted the league
     resumed = arena(tmp_path, "league", "run", "killed.toml", "-q", "-j", "2")

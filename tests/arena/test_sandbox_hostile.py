@@ -142,7 +142,7 @@ def test_garbage_answers_are_illegal_moves(tmp_path, mode):
 
 
 @pytest.mark.parametrize("mode", ["not_json", "nan", "huge_int", "deep", "oversized", "not_object", "bad_utf8",
-                                  "pickle", "no_action"])
+                                  "pickle", "no_action", "future_id", "bool_id"])
 def test_protocol_garbage_is_a_protocol_forfeit(tmp_path, mode):
     record = play(place("raw_garbage", tmp_path, {"mode.txt": mode}))
     assert record.terminations == ["protocol", "normal"], record.failures

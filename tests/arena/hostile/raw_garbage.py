@@ -15,6 +15,8 @@ FRAMES = {
     "bad_utf8": lambda: frame(b'{"action": "\xff\xfe"}'),
     "pickle": lambda: frame(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94."),
     "no_action": lambda: frame(b'{"id": 1, "move": 3}'),
+    "future_id": lambda: frame(b'{"id": 99, "action": 1}'),
+    "bool_id": lambda: frame(b'{"id": true, "action": 1}'),
 }
 
 
