@@ -90,7 +90,8 @@ def serve() -> None:
     """The host's main loop."""
     import games
     from bots.base import Limit
-    init = protocol.read_frame(_IN_FD)
+    reader = protocol.FrameReader(_IN_FD)
+    init = reader.read()
     if init is None:
         os._exit(0)
     try:
@@ -113,7 +114,7 @@ def serve() -> None:
     inform = getattr(bot, "inform", None)
     _send({"type": "ready", "layers": active})
     while True:
-        request = protocol.read_frame(_IN_FD)
+        request = reader.read()
         if request is None:
             os._exit(0)
         if request.get("type") != "step":

@@ -118,6 +118,30 @@ def read_frame(fd: int, cap: int = MAX_REFEREE_MESSAGE) -> dict[str, Any] | None
     return decode(body, max_depth=None)
 
 
+class FrameReader:
+    """Buffered blocking frame reader for the bot side: usually one ``read`` syscall per frame."""
+
+    def __init__(self, fd: int, cap: int = MAX_REFEREE_MESSAGE) -> None:
+        self.fd = fd
+        self.cap = cap
+        self.buffer = bytearray()
+
+    def read(self) -> dict[str, Any] | None:
+        """The next frame (trusted sender: no nesting check); None at end of file."""
+        buf = self.buffer
+        while True:
+            if len(buf) >= 4:
+                length = frame_length(bytes(buf[:4]), self.cap)
+                if len(buf) >= 4 + length:
+                    body = bytes(buf[4:4 + length])
+                    del buf[:4 + length]
+                    return decode(body, max_depth=None)
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            buf += chunk
+
+
 def write_frame(fd: int, message: dict[str, Any]) -> None:
     """Writes one frame to a blocking fd."""
     data = memoryview(encode(message))

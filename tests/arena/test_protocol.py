@@ -99,3 +99,24 @@ def test_partial_frame_at_eof_is_end_of_stream():
         assert protocol.read_frame(r) is None
     finally:
         os.close(r)
+
+
+def test_frame_reader_splits_a_stream_into_frames():
+    r, w = os.pipe()
+    try:
+        data = protocol.encode({"a": 1}) + protocol.encode({"b": [2, 3]}) + protocol.encode({"c": "x" * 70000})
+        reader = protocol.FrameReader(r)
+        import threading
+        writer = threading.Thread(target=lambda: os.write(w, data))
+        writer.start()
+        assert reader.read() == {"a": 1}
+        assert reader.read() == {"b": [2, 3]}
+        assert reader.read() == {"c": "x" * 70000}  # larger than one read
+        writer.join()
+        os.close(w)
+        w = -1
+        assert reader.read() is None
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
