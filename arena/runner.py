@@ -283,10 +283,9 @@ class LocalBackend:
         import multiprocessing
         self.concurrency = concurrency
         self.bot_root = bot_root
-        # forkserver: workers fork from a clean server process that has the referee imported (cheap to start,
-        # and never a fork of this process with its open store and threads).
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["arena.runner", "arena.referee", "games", "bots"])
+        # spawn: workers are direct children of this process (so PR_SET_PDEATHSIG kills them with it; forkserver
+        # children would outlive it) and never a fork of a process holding an open store and threads.
+        context = multiprocessing.get_context("spawn")
         self.pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=context, initializer=_worker_init)
 
     def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
