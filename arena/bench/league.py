@@ -68,4 +68,5 @@ def run(quick: bool = False) -> Iterable[Record]:
         ray.shutdown()
     local = games_per_second(config, n)
     yield rate(SUITE, f"nim league, {games} games, Ray backend, concurrency {n}", on_ray, "games/s",
-               "local backend", local, note="same league and seeds; Ray started before timing")
+               "local backend", local, note="same league and seeds; the local time includes starting its worker processes, Ray's own start-up "
+                    "(ray.init, ~10-20 s) is excluded")
