@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from arena.limits import Limits
-from arena.sandbox import check, cgroups, slots, spawn
+from arena.sandbox import check, cgroups, slots, spawn, zygote
 from arena.sandbox.cgroups import BotCgroup
 
 _counter = itertools.count()
@@ -38,6 +38,13 @@ def bootstrap() -> str:
     """The ``-c`` program of the bot host. ``-S`` skips site.py and .pth processing (a faster start)."""
     return (f"import sys; sys.path[0:0] = {import_paths()!r}; "
             "from arena.sandbox.host import main; main(sys.argv[1:])")
+
+
+def zygote_argv() -> list[str]:
+    """The command of the fork server (same interpreter, flags and sys.path as an exec'd bot host)."""
+    return [sys.executable, "-I", "-B", "-S", "-c",
+            f"import sys; sys.path[0:0] = {import_paths()!r}; "
+            "from arena.sandbox.zygote import serve; serve(int(sys.argv[1]))"]
 
 
 class Sandbox:
@@ -108,8 +115,15 @@ class Sandbox:
             plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_dir,
                                    group.join_paths() if group else [],
                                    self.rlimits(bool(group and group.memory)))
-            argv = [sys.executable, "-I", "-B", "-S", "-c", bootstrap(), str(fds[0]), str(fds[1])]
-            proc = spawn.launch(plan, argv, dict(BOT_ENV), fds, stderr_fd)
+            proc = None
+            if zygote.enabled():
+                try:
+                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd))
+                except OSError:
+                    proc = None  # fall back to a fresh interpreter
+            if proc is None:
+                argv = [sys.executable, "-I", "-B", "-S", "-c", bootstrap(), str(fds[0]), str(fds[1])]
+                proc = spawn.launch(plan, argv, dict(BOT_ENV), fds, stderr_fd)
         except BaseException:
             if group is not None:
                 group.destroy()

@@ -230,3 +230,58 @@ def test_layer_report_marks_the_mandatory_layers():
     assert check.missing_mandatory() == [n for n in check.MANDATORY if not layers[n].active]
     if os.geteuid() == 0:
         assert layers["uid"].active
+
+
+@needs_layers
+def test_the_exec_path_without_fork_server_gives_the_same_sandbox(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_SANDBOX_ZYGOTE", "0")
+    record = play(place("whoami", tmp_path))
+    detail = record.failures[0].detail
+    assert record.terminations == ["crash", "normal"] and "uid=" in detail
+    if os.geteuid() == 0:
+        assert "uid=0 " not in detail and "groups=[]" in detail
+    bomb = play(place("fork_bomb", tmp_path))
+    assert "forks that succeeded: 0" in bomb.failures[0].detail
+
+
+@needs_layers
+def test_bots_die_with_the_referee(tmp_path):
+    """A referee killed mid-game (SIGKILL: no clean-up code runs) takes its bots and fork server along."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from tests.arena.sandbox_helpers import processes_of
+    bot = place("sleeper", tmp_path)
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r})\n"
+              "from arena.referee import play_game\nfrom arena.limits import Limits\n"
+              f"play_game('nim', [{bot!r}, 'random'], 1, Limits(move_time=60, first_move_time=60))\n")
+    referee = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 30
+        uids = set(range(slots.BASE_UID, slots.BASE_UID + slots.MAX_SLOTS + 1)) if os.geteuid() == 0 else None
+        mine = []
+        while time.monotonic() < deadline and not mine:
+            time.sleep(0.2)
+            mine = [p for p in (processes_of(uids) if uids else []) if _ancestor(p, referee.pid)]
+        if os.geteuid() == 0:
+            assert mine, "the referee never started its bots"
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in mine):
+        time.sleep(0.05)
+    assert not [p for p in mine if os.path.exists(f"/proc/{p}")], "bots outlived their referee"
+
+
+def _ancestor(pid: int, ancestor: int) -> bool:
+    for _ in range(10):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if pid == ancestor:
+            return True
+    return False

@@ -1,0 +1,219 @@
+"""A fork server for bot processes: start-up without a fresh interpreter.
+
+Starting a bot with ``exec`` costs a new interpreter plus the imports of ``games`` (``typing``,
+``dataclasses``, ``inspect``, ...): tens of milliseconds of CPU. The zygote is one clean interpreter per
+referee process (started with the same environment and flags a bot gets, before any bot exists) that
+has already imported the bot host. For each bot it forks a child that runs exactly the same
+hardening as the exec path (:func:`arena.sandbox.spawn._child_setup`: cgroups, namespaces, the
+read-only root, uid drop, rlimits), closes every other descriptor and enters the host, which applies
+Landlock and seccomp before loading bot code. The zygote holds nothing secret: it never sees a bot's
+messages, only launch plans and three pipe ends (passed with ``SCM_RIGHTS``).
+
+Lifetimes: the zygote dies with the referee (``PR_SET_PDEATHSIG``, and it is started from a thread
+that never exits), and every bot dies with the zygote (its own ``PR_SET_PDEATHSIG``). The zygote
+reaps its children and reports their exit status on request, so the referee still tells a CPU-limit
+kill from a crash.
+"""
+from __future__ import annotations
+
+import array
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict
+from typing import Any
+
+_MAX_MSG = 1 << 20
+
+
+def _send(sock: socket.socket, message: dict[str, Any], fds: list[int] | None = None) -> None:
+    data = json.dumps(message).encode()
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        sock.send(data)
+
+
+def _recv(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any] | None, list[int]]:
+    fds = array.array("i")
+    data, ancdata, _, _ = sock.recvmsg(_MAX_MSG, socket.CMSG_SPACE(max_fds * fds.itemsize) if max_fds else 0)
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+    if not data:
+        return None, list(fds)
+    return json.loads(data), list(fds)
+
+
+# -- the zygote process ----------------------------------------------------------------------------------
+def serve(control_fd: int) -> None:
+    """The zygote's main loop (``python -c ... zygote.serve(fd)``)."""
+    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
+    import games  # noqa: F401
+    import bots.base  # noqa: F401
+    import bots.registry  # noqa: F401
+    import importlib.util  # noqa: F401
+    import traceback  # noqa: F401
+    _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:
+        os._exit(0)
+    sock = socket.socket(fileno=control_fd)
+    statuses: dict[int, int] = {}
+    children: set[int] = set()
+
+    def reap() -> None:
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                children.clear()
+                return
+            if pid == 0:
+                return
+            children.discard(pid)
+            statuses[pid] = os.waitstatus_to_exitcode(status)
+
+    while True:
+        request, fds = _recv(sock, 3)
+        if request is None:
+            os._exit(0)
+        reap()
+        if request["op"] == "spawn":
+            plan = spawn.Plan(**request["plan"])
+            pid = os.fork()
+            if pid == 0:
+                _child(plan, fds, request["outer"])
+            children.add(pid)
+            for fd in fds:
+                os.close(fd)
+            _send(sock, {"pid": pid})
+        elif request["op"] == "status":
+            pid, deadline = request["pid"], time.monotonic() + request["timeout"]
+            while pid not in statuses and pid in children and time.monotonic() < deadline:
+                time.sleep(0.002)
+                reap()
+            _send(sock, {"status": statuses.pop(pid, None), "running": pid in children})
+
+
+def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
+    """In the forked child: become a hardened bot host, exactly as the exec path does."""
+    from arena.sandbox import host, spawn
+    try:
+        req_r, resp_w, err_w = fds
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(err_w, 1)
+        os.dup2(err_w, 2)
+        keep = sorted({0, 1, 2, req_r, resp_w})
+        start = 3
+        for fd in keep + [1 << 16]:  # close everything else: the control socket, the zygote's files
+            if fd >= start:
+                os.closerange(start, fd)
+                start = fd + 1
+        os.setsid()
+        spawn._child_setup(plan, outer[0], outer[1])
+        host.main([str(req_r), str(resp_w)])
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
+        finally:
+            os._exit(127)
+    os._exit(0)
+
+
+# -- the referee side ------------------------------------------------------------------------------------
+class ZygoteChild:
+    """A bot started by the zygote, with the parts of the ``Popen`` interface the proxy uses."""
+
+    def __init__(self, zygote: "Zygote", pid: int) -> None:
+        self.zygote = zygote
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.wait(0.0, raise_timeout=False)
+
+    def wait(self, timeout: float | None = None, raise_timeout: bool = True) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.zygote.status(self.pid, 3600.0 if timeout is None else timeout)
+        if self.returncode is None and raise_timeout:
+            raise subprocess.TimeoutExpired(f"bot {self.pid}", timeout or 0.0)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+class Zygote:
+    """The referee's handle on its fork server (one per referee process, started lazily)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.owner = os.getpid()
+        self._lock = threading.Lock()
+        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._theirs = theirs
+        started = threading.Event()
+        self._error: BaseException | None = None
+        self.proc: subprocess.Popen | None = None
+
+        def keeper() -> None:  # PDEATHSIG follows the creating *thread*: this one never exits
+            try:
+                self.proc = subprocess.Popen(argv + [str(theirs.fileno())], pass_fds=(theirs.fileno(),), env=env,
+                                             stdin=subprocess.DEVNULL, close_fds=True)
+            except BaseException as exc:  # noqa: BLE001
+                self._error = exc
+            started.set()
+            threading.Event().wait()
+
+        threading.Thread(target=keeper, name="arena-zygote-keeper", daemon=True).start()
+        started.wait()
+        theirs.close()
+        if self._error is not None:
+            raise OSError(f"cannot start the bot fork server: {self._error}")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
+        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end)."""
+        with self._lock:
+            _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()]}, list(fds))
+            reply, _ = _recv(self._sock)
+        if reply is None:
+            raise OSError("the bot fork server exited")
+        return ZygoteChild(self, reply["pid"])
+
+    def status(self, pid: int, timeout: float) -> int | None:
+        """The exit status of a bot (Popen convention: -N for signal N), None while it runs."""
+        with self._lock:
+            _send(self._sock, {"op": "status", "pid": pid, "timeout": max(0.0, min(timeout, 5.0))})
+            reply, _ = _recv(self._sock)
+        return None if reply is None else reply["status"]
+
+
+_ZYGOTE: Zygote | None = None
+_ZYGOTE_LOCK = threading.Lock()
+
+
+def get(argv: list[str], env: dict[str, str]) -> Zygote:
+    """This process's zygote, started on first use (and restarted if it died)."""
+    global _ZYGOTE
+    with _ZYGOTE_LOCK:
+        # A forked referee (e.g. a multiprocessing worker) must not share its parent's control socket.
+        if _ZYGOTE is None or _ZYGOTE.owner != os.getpid() or not _ZYGOTE.alive():
+            _ZYGOTE = Zygote(argv, env)
+        return _ZYGOTE
+
+
+def enabled() -> bool:
+    """The fork server is on unless ``ARENA_SANDBOX_ZYGOTE=0``."""
+    return os.environ.get("ARENA_SANDBOX_ZYGOTE", "1") != "0" and sys.platform.startswith("linux")
