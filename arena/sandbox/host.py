@@ -113,13 +113,15 @@ def serve() -> None:
         _fail("crash", exc)
     inform = getattr(bot, "inform", None)
     _send({"type": "ready", "layers": active})
+    limits: dict[tuple[Any, Any, bool], Limit] = {}  # one Limit object per distinct limit (usually two)
     while True:
         request = reader.read()
         if request is None:
             os._exit(0)
         if request.get("type") != "step":
             continue
-        for who, action in request.get("actions", []):
+        for action in request.get("actions", []):
+            who = state.current_player()
             state.apply_action(action)
             if inform is not None and who != seat:
                 try:
@@ -129,7 +131,10 @@ def serve() -> None:
                 except BaseException as exc:  # noqa: BLE001
                     _fail("crash", exc)
         lim = request.get("limit", {})
-        limit = Limit(time=lim.get("time"), memory_mb=lim.get("memory_mb"), first_move=bool(lim.get("first_move")))
+        key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")))
+        limit = limits.get(key)
+        if limit is None:
+            limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2])
         try:
             answer = _as_action(bot.step(state.clone(), limit))
         except MemoryError as exc:

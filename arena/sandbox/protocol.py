@@ -37,7 +37,16 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 def encode(message: dict[str, Any]) -> bytes:
     """One frame for ``message`` (compact JSON, NaN refused)."""
-    body = _ENCODER.encode(message).encode()
+    return frame(_ENCODER.encode(message).encode())
+
+
+def encode_value(value: Any) -> bytes:
+    """Compact JSON for any value (NaN refused), to splice into a frame body."""
+    return _ENCODER.encode(value).encode()
+
+
+def frame(body: bytes) -> bytes:
+    """A frame around an already encoded JSON body."""
     return HEADER.pack(len(body)) + body
 
 

@@ -55,7 +55,8 @@ class BotProcess:
         self.layers: dict[str, Any] = {}
         self.uid: int | None = None
         self._game = game
-        self._mirror = game.new_initial_state()
+        self._num_actions = game.num_distinct_actions()
+        self._limit_json: dict[tuple[float, bool], bytes] = {}
         self._sent = 0
         self._moves = 0
         self._next_id = 1
@@ -114,18 +115,19 @@ class BotProcess:
             started = time.monotonic()
         deadline = started + deadline_for(seconds)
         history = state.history()
-        actions = []
-        for action in history[self._sent:]:
-            actions.append([self._mirror.current_player(), action])
-            self._mirror.apply_action(action)
+        actions = history[self._sent:]  # the bot rebuilds the state (and who moved) itself
         self._sent = len(history)
         request_id = self._next_id
         self._next_id += 1
-        message = {"type": "step", "id": request_id, "actions": actions,
-                   "limit": {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first}}
+        limit_json = self._limit_json.get((seconds, first))
+        if limit_json is None:  # the limit part is one of two constants: encode it once
+            limit_json = self._limit_json[(seconds, first)] = protocol.encode_value(
+                {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first})
+        frame = protocol.frame(b'{"type":"step","id":%d,"actions":%s,"limit":%s}'
+                               % (request_id, protocol.encode_value(actions), limit_json))
         self._thaw()
         try:
-            self._write(protocol.encode(message), deadline)
+            self._write(frame, deadline)
             while True:
                 reply = self._read_message(deadline)
                 reply_id = reply.get("id")
@@ -147,7 +149,7 @@ class BotProcess:
             self._kill()
             raise ProtocolError(f"answer without an action: {str(reply)[:200]}")
         try:
-            return protocol.parse_action(reply, self._game.num_distinct_actions())
+            return protocol.parse_action(reply, self._num_actions)
         except FrameError:
             raise IllegalMoveError(f"action {str(reply.get('action'))[:40]} is not an action id of {self._game}") from None
 
