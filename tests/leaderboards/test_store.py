@@ -142,3 +142,17 @@ def test_random_move_substitutions_count_toward_probation(store):
     assert bot.status == "probation" and "timeout" in bot.status_reason
     store.rate_pending(league.id)
     assert store.ratings(league.id)[b.id].timeouts == 2
+
+
+def test_delete_league_removes_only_that_league(store):
+    keep = store.ensure_league("keep", {})
+    drop = store.ensure_league("drop", {})
+    for league in (keep, drop):
+        a, _ = store.upsert_bot(league.id, "a", origin="config", spec="random")
+        b, _ = store.upsert_bot(league.id, "b", origin="config", spec="greedy")
+        store.record_game(league.id, "000000|nim|x|0", "nim", 0, (a.id, b.id), _record(2, 0))
+        store.rate_pending(league.id)
+    assert store.delete_league("drop") and not store.delete_league("drop")
+    assert [lg.name for lg in store.leagues()] == ["keep"]
+    assert store.count_games(keep.id) == 1 and len(store.ratings(keep.id)) == 2
+    assert store.conn.execute("SELECT count(*) FROM game_seats").fetchone()[0] == 2
