@@ -7,6 +7,8 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import games
 from games.colosseum import ColosseumGame, ColosseumState
@@ -211,6 +213,28 @@ def test_action_strings_round_trip_and_accept_the_course_form() -> None:
             state.string_to_action(bad)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(3, 20), st.data())
+def test_action_strings_round_trip_on_every_size(size: int, data: st.DataObject) -> None:
+    state = ColosseumState.from_position(size, [], (0, 0), (size - 1, size - 1))
+    a = data.draw(st.integers(0, size * size * 4 - 1))
+    assert state.string_to_action(state.action_to_string(a)) == a
+    (r, c), d = divmod(a // 4, size), a % 4
+    assert state.string_to_action(f"{r},{c},{'urdl'[d]}") == a
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(-5, 45), st.integers(0, 2**63 - 1))
+def test_spec_strings_load_back_or_name_the_valid_sizes(size: int, seed: int) -> None:
+    spec = f"colosseum(size={size},seed={seed})"
+    if 3 <= size <= 20:
+        game = games.load(spec)
+        assert str(game) == spec and games.load(str(game)) == game and game.board_size() == size
+    else:
+        with pytest.raises(GameSpecError, match="from 3 to 20"):
+            games.load(spec)
+
+
 def test_observation_fields() -> None:
     state = world_1()
     obs = state.observation()
@@ -285,6 +309,42 @@ def test_legal_moves_and_end_check_match_the_reference_on_random_games() -> None
             if over:
                 assert state.returns() == ([1.0, -1.0] if s0 > s1 else [-1.0, 1.0] if s1 > s0 else [0.0, 0.0])
     assert positions > 1000
+
+
+def random_position(rng: random.Random) -> tuple[ColosseumState, list, tuple[int, int], tuple[int, int]]:
+    """Any walls (not symmetric), any two cells: positions no generated game need reach."""
+    size = rng.randint(3, 9)
+    walls = []
+    for _ in range(rng.randint(0, size * size)):
+        r, c, d = rng.randrange(size), rng.randrange(size), rng.randrange(4)
+        if not ref.is_border(size, r, c, d):
+            walls.append((r, c, d))
+    p0, p1 = rng.sample([(r, c) for r in range(size) for c in range(size)], 2)
+    state = ColosseumState.from_position(size, walls, p0, p1, player=rng.randrange(2))
+    board = ref.empty_board(size)
+    for r, c, d in walls:
+        ref.set_barrier(board, r, c, d)
+    return state, board, p0, p1
+
+
+def test_random_positions_match_the_reference() -> None:
+    rng = random.Random(13)
+    for _ in range(300):
+        state, board, p0, p1 = random_position(rng)
+        assert state.wall_array() == board
+        over, s0, s1 = ref.end_check(board, p0, p1)
+        assert state.is_terminal() == over and state.scores() == [s0, s1]
+        if over:
+            continue
+        me, opp = (p0, p1) if state.current_player() == 0 else (p1, p0)
+        assert state.legal_actions() == ref.legal_actions(board, me, opp, state.max_step)
+        dist = ref.distances(board, me, opp)
+        for a in range(0, state.n_actions, 3):
+            cell, d = divmod(a, 4)
+            assert state.illegal_reason(a) == ref.check_move(board, me, opp, divmod(cell, state.size), d,
+                                                             state.max_step, dist)
+        state.random_playout(rng.getrandbits(32))
+        assert state.is_terminal() and state.check_endgame() == (True, *state.scores())
 
 
 def test_compiled_playouts_end_in_a_correct_final_position() -> None:
