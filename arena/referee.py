@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from arena.errors import ConfigError
 from arena.limits import Limits

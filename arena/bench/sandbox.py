@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from arena.bench import Record, cost, rate
 from arena.limits import Limits

@@ -86,7 +86,7 @@ class BotCgroup:
     _cpu_fd: int = -1
 
     @classmethod
-    def create(cls, name: str, memory_bytes: int | None, max_pids: int | None) -> "BotCgroup":
+    def create(cls, name: str, memory_bytes: int | None, max_pids: int | None) -> BotCgroup:
         """Creates the groups it can; never raises (``problems`` says what failed)."""
         group = cls(name)
         v2path, v1paths = _own_paths()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from arena.sandbox import _sys
 

@@ -8,16 +8,21 @@ rule keeps a bot that merely timed out: it is frozen and its late answer is disc
 """
 from __future__ import annotations
 
-import errno
 import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from typing import Any
 
-from arena.errors import BotCrashedError, BotError, BotMemoryError, BotTimeoutError, IllegalMoveError, ProtocolError
+from arena.errors import (
+    BotCrashedError,
+    BotError,
+    BotMemoryError,
+    BotTimeoutError,
+    IllegalMoveError,
+    ProtocolError,
+)
 from arena.limits import Limits
 from arena.sandbox import protocol
 from arena.sandbox.protocol import FrameError
@@ -131,7 +136,7 @@ class BotProcess:
             while True:
                 reply = self._read_message(deadline)
                 reply_id = reply.get("id")
-                if type(reply_id) is int and reply_id == request_id:  # noqa: E721 - True == 1 must not pass
+                if type(reply_id) is int and reply_id == request_id:
                     break
                 if reply_id is None:
                     self._raise_reported(reply)
@@ -339,7 +344,7 @@ class BotProcess:
             except OSError:
                 pass
 
-    def __enter__(self) -> "BotProcess":
+    def __enter__(self) -> BotProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:

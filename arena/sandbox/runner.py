@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from arena.limits import Limits
-from arena.sandbox import check, cgroups, slots, spawn, zygote
+from arena.sandbox import cgroups, check, slots, spawn, zygote
 from arena.sandbox.cgroups import BotCgroup
 
 _counter = itertools.count()
@@ -43,8 +43,8 @@ def bootstrap() -> str:
 def zygote_argv() -> list[str]:
     """The command of the fork server (same interpreter, flags and sys.path as an exec'd bot host)."""
     return [sys.executable, "-I", "-B", "-S", "-c",
-            f"import sys; sys.path[0:0] = {import_paths()!r}; "
-            "from arena.sandbox.zygote import serve; serve(int(sys.argv[1]))"]
+            (f"import sys; sys.path[0:0] = {import_paths()!r}; "
+             "from arena.sandbox.zygote import serve; serve(int(sys.argv[1]))")]
 
 
 class Sandbox:
@@ -91,7 +91,7 @@ class Sandbox:
             except (NotImplementedError, AttributeError):
                 moves = 1000
             cpu = self.limits.first_move_time + self.limits.move_time * min(moves, 100_000) + 10
-        out = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, int(math.ceil(cpu))),
+        out = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, math.ceil(cpu)),
                (resource.RLIMIT_NOFILE, self.limits.max_open_files),
                (resource.RLIMIT_FSIZE, self.limits.max_file_size_mb * mb), (resource.RLIMIT_CORE, 0)]
         if self.use_uid:  # per uid: only meaningful with a dedicated uid

@@ -187,7 +187,7 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
         step = "rlimits"
         for res, value in plan.rlimits:
             soft, hard = (value, value + 1) if res == resource.RLIMIT_CPU else (value, value)
-            cur_soft, cur_hard = resource.getrlimit(res)
+            _, cur_hard = resource.getrlimit(res)
             if cur_hard != resource.RLIM_INFINITY:
                 hard = min(hard, cur_hard)
                 soft = min(soft, hard)

@@ -53,12 +53,13 @@ def _recv(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any] | None,
 # -- the zygote process ----------------------------------------------------------------------------------
 def serve(control_fd: int) -> None:
     """The zygote's main loop (``python -c ... zygote.serve(fd)``)."""
-    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
-    import games  # noqa: F401
-    import bots.base  # noqa: F401
-    import bots.registry  # noqa: F401
     import importlib.util  # noqa: F401
     import traceback  # noqa: F401
+
+    import bots.base
+    import bots.registry  # noqa: F401
+    import games  # noqa: F401
+    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
     _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
         os._exit(0)
@@ -130,7 +131,7 @@ def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
 class ZygoteChild:
     """A bot started by the zygote, with the parts of the ``Popen`` interface the proxy uses."""
 
-    def __init__(self, zygote: "Zygote", pid: int) -> None:
+    def __init__(self, zygote: Zygote, pid: int) -> None:
         self.zygote = zygote
         self.pid = pid
         self.returncode: int | None = None

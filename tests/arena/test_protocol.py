@@ -5,7 +5,8 @@ import os
 import struct
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.errors import ProtocolError
 from arena.sandbox import protocol

@@ -127,7 +127,7 @@ def test_a_bot_is_frozen_while_it_is_not_its_turn(tmp_path):
         "        return state.legal_actions()[0]\n"))
     record = play_game("nim(n=50,k=1)", [spinner, slow], 1, LIMITS)
     assert_nothing_left(record)
-    log = eval(record.failures[0].detail.split("RuntimeError: ")[1].splitlines()[0])  # noqa: S307 - our own bot
+    log = eval(record.failures[0].detail.split("RuntimeError: ")[1].splitlines()[0])
     own_turn = [end - start for start, end in log]
     opponent_turn = [log[i + 1][0] - log[i][1] for i in range(len(log) - 1)]
     # Unfrozen, the spinner would count over 3x more during the opponent's 1 s turns than during our own
@@ -251,6 +251,7 @@ def test_bots_die_with_the_referee(tmp_path):
     import subprocess
     import sys
     import time
+
     from tests.arena.sandbox_helpers import processes_of
     bot = place("sleeper", tmp_path)
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r})\n"

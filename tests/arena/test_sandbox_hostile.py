@@ -3,13 +3,11 @@ right reason, have no effect, and leave no process behind."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import uuid
 
 import pytest
 
-from arena.errors import BotError
 from arena.sandbox import check
 from tests.arena.sandbox_helpers import FAST, IS_ROOT, assert_nothing_left, place, play
 
