@@ -111,8 +111,8 @@ class Sandbox:
                 with _lock:
                     name = f"bot-{os.getpid()}-{next(_counter)}"
                 group = BotCgroup.create(name, self.limits.memory_mb << 20, self.limits.max_processes)
-            bot_dir = os.path.dirname(os.path.abspath(bot["path"])) if bot["kind"] == "file" else None
-            plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_dir,
+            bot_path = os.path.abspath(bot["path"]) if bot["kind"] == "file" else None
+            plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_path,
                                    group.join_paths() if group else [],
                                    self.rlimits(bool(group and group.memory)))
             proc = None

@@ -81,9 +81,41 @@ def system_trees() -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
     return paths, links
 
 
-def make_plan(mode: str, uid: int, bot_dir: str | None, cgroup_procs: list[str],
+def shares_directory(bot_path: str) -> bool:
+    """True when the bot file's directory holds other bot files (other ``.py`` files defining ``class Bot``).
+
+    Such a directory (say, every submission of a course in one folder) is not the bot's own: the bot
+    then gets only its own file, so it cannot read the others.
+    """
+    directory, name = os.path.split(os.path.abspath(bot_path))
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return False
+    for entry in entries:
+        if entry == name or not entry.endswith(".py"):
+            continue
+        try:
+            with open(os.path.join(directory, entry), "rb") as f:
+                if b"class Bot" in f.read(1 << 20):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str],
               rlimits: list[tuple[int, int]]) -> Plan:
-    """The launch plan for one bot (``mode`` from the layer probe)."""
+    """The launch plan for one bot (``mode`` from the layer probe).
+
+    The bot sees its own directory as ``/bot`` (read-only), or only its own file there when the
+    directory holds other bots (:func:`shares_directory`).
+    """
+    bot_dir: str | None = None
+    own_file_only = False
+    if bot_path:
+        bot_dir = os.path.dirname(os.path.abspath(bot_path))
+        own_file_only = shares_directory(bot_path)
     plan = Plan(mode=mode, uid=uid, gid=uid, cgroup_procs=cgroup_procs, rlimits=rlimits)
     trees = runtime_trees()
     sys_paths, links = system_trees()
@@ -98,7 +130,10 @@ def make_plan(mode: str, uid: int, bot_dir: str | None, cgroup_procs: list[str],
         for b in binds:
             if not any(b[1] == k[1] or b[1].startswith(k[1].rstrip("/") + "/") for k in kept if k[2]):
                 kept.append(b)
-        if bot_dir:
+        if bot_path and own_file_only:
+            kept.append((_real(bot_path), "/bot/" + os.path.basename(bot_path), False))
+            plan.bot_dir_inside = "/bot"
+        elif bot_dir:
             kept.append((_real(bot_dir), "/bot", True))
             plan.bot_dir_inside = "/bot"
         plan.binds = kept
@@ -107,9 +142,9 @@ def make_plan(mode: str, uid: int, bot_dir: str | None, cgroup_procs: list[str],
     else:
         plan.read_paths = trees + [p for p, _ in sys_paths]
         plan.read_paths += [os.path.join(os.path.dirname(l), t) for t, l in links]
-        if bot_dir:
-            plan.read_paths.append(_real(bot_dir))
-            plan.bot_dir_inside = _real(bot_dir)
+        if bot_path and bot_dir:
+            plan.read_paths.append(_real(bot_path) if own_file_only else _real(bot_dir))
+            plan.bot_dir_inside = os.path.dirname(os.path.abspath(bot_path))
     return plan
 
 

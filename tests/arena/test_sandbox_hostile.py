@@ -200,3 +200,21 @@ def test_without_seccomp_no_shell_exists_to_run(tmp_path, no_seccomp):
     record = play(place("exec_shell", tmp_path, {"marker.txt": marker}), limits=no_seccomp)
     assert record.terminations[0] == "crash"
     assert not os.path.exists(marker)
+
+
+def test_a_shared_submissions_directory_exposes_only_the_bots_own_file(tmp_path):
+    """Every submission in one folder: a bot must still not read its neighbours."""
+    secret = f"CANARY-{uuid.uuid4()}"
+    bot = place("read_canary", tmp_path)
+    folder = os.path.dirname(bot)
+    neighbour = os.path.join(folder, "neighbour.py")
+    with open(neighbour, "w") as f:
+        f.write(f"# {secret}\nclass Bot:\n    pass\n")
+    os.chmod(neighbour, 0o644)
+    # targets.txt is not a bot: it would normally be readable, but with neighbours only the bot file is shown
+    with open(os.path.join(folder, "targets.txt"), "w") as f:
+        f.write(f"{neighbour} {folder}")
+    record = play(bot)
+    failure = only_failure(record)
+    assert failure.reason == "crash" and secret not in failure.detail  # could not even read targets.txt
+    assert "read b" not in failure.detail and "listed" not in failure.detail
