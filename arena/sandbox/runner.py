@@ -115,7 +115,7 @@ class Sandbox:
             plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_path,
                                    group.join_paths() if group else [],
                                    self.rlimits(bool(group and group.memory)))
-            proc = None
+            proc: Any = None  # a Popen or a zygote.ZygoteChild (same interface)
             if zygote.enabled():
                 try:
                     proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd))
