@@ -33,19 +33,24 @@ def bot_seed(seed: int, seat: int) -> int:
     return seeded_int(seed, 0, 2**31 - 1, stream=1000 + seat)
 
 
-def describe_bot(bot: str) -> dict[str, Any]:
-    """The wire description of a bot argument, validated.
+def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
+    """The wire description of a bot argument, validated (against ``game`` when given).
 
     Raises:
         ConfigError: a bot file that does not exist.
-        GameSpecError: a malformed or unknown built-in spec.
+        GameSpecError: a malformed or unknown built-in spec, or a built-in bot that cannot play ``game``.
     """
     if is_bot_file(bot):
         if not os.path.isfile(bot):
             raise ConfigError(f"bot file {bot!r} does not exist (a BOT is a built-in spec or a path to a .py file)")
         return {"kind": "file", "path": os.path.abspath(bot)}
-    from bots.registry import parse_bot_spec
-    parse_bot_spec(bot)
+    from bots.registry import bot_class, parse_bot_spec
+    from games.errors import GameSpecError
+    name, params = parse_bot_spec(bot)
+    supports = getattr(bot_class(name)[0], "supports", None)
+    problem = supports(game, params) if game is not None and supports is not None else None
+    if problem:
+        raise GameSpecError(f"bot {name!r} cannot play {game}: {problem}")
     return {"kind": "builtin", "spec": bot}
 
 
@@ -96,7 +101,7 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
     n = game.num_players()
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots, got {len(bots)}")
-    descriptions = [describe_bot(b) for b in bots]
+    descriptions = [describe_bot(b, game) for b in bots]
     names = list(names) if names is not None else [os.path.basename(b) if is_bot_file(b) else b for b in bots]
     if max_moves is None:
         try:

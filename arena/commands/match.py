@@ -128,7 +128,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
     for b in bots:
-        describe_bot(b)
+        describe_bot(b, g)
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
                     trusted=trusted, debug=debug)
     check_untrusted_allowed(bots, limits)

@@ -64,6 +64,7 @@ def test_match_table_and_progress(capsys):
     (["match", "nim", "random", "random", "--move-time", "-1"], "move_time"),
     (["match", "nim", "random", "random", "--on-failure", "explode"], "on-failure"),
     (["match", "nim", "random", "/no/such/bot.py"], "does not exist"),
+    (["match", "hex(size=5)", "random", "greedy"], "cannot play"),
 ])
 def test_usage_errors_exit_2_with_one_line(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
