@@ -43,6 +43,7 @@ def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
     if is_bot_file(bot):
         if not os.path.isfile(bot):
             raise ConfigError(f"bot file {bot!r} does not exist (a BOT is a built-in spec or a path to a .py file)")
+        _check_readable_by_bot_uid(bot)
         return {"kind": "file", "path": os.path.abspath(bot)}
     from bots.registry import bot_class, parse_bot_spec
     from games.errors import GameSpecError
@@ -52,6 +53,28 @@ def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
     if problem:
         raise GameSpecError(f"bot {name!r} cannot play {game}: {problem}")
     return {"kind": "builtin", "spec": bot}
+
+
+def _check_readable_by_bot_uid(path: str) -> None:
+    """As root, bots run under their own uid: their file (and directory) must be readable by others.
+
+    Raises:
+        ConfigError: says which chmod fixes it.
+    """
+    if os.geteuid() != 0:
+        return
+    import stat
+    mode = os.stat(path).st_mode
+    if not mode & stat.S_IROTH:
+        raise ConfigError(f"bot file {path!r} is not readable by the sandbox's unprivileged uid "
+                          f"(mode {stat.S_IMODE(mode):o}); run: chmod a+r {path}")
+    directory = os.path.dirname(os.path.abspath(path))
+    dmode = os.stat(directory).st_mode
+    if dmode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
+        from arena.sandbox.spawn import shares_directory
+        if not shares_directory(path):  # a shared directory is not exposed, only the file
+            raise ConfigError(f"the bot's directory {directory!r} is not readable by the sandbox's unprivileged uid "
+                              f"(mode {stat.S_IMODE(dmode):o}); run: chmod a+rx {directory}")
 
 
 def check_untrusted_allowed(bots: Sequence[str], limits: Limits) -> None:

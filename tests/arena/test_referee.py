@@ -286,3 +286,15 @@ def _ancestor(pid: int, ancestor: int) -> bool:
         if pid == ancestor:
             return True
     return False
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs bots under another uid")
+def test_unreadable_bot_files_are_a_clear_usage_error(tmp_path):
+    bot = write_bot(tmp_path, "private", "class Bot:\n    pass\n")
+    os.chmod(bot, 0o600)
+    with pytest.raises(ConfigError, match="chmod a\\+r"):
+        play_game("nim", [bot, "random"], 1, FAST)
+    os.chmod(bot, 0o644)
+    os.chmod(os.path.dirname(bot), 0o700)
+    with pytest.raises(ConfigError, match="chmod a\\+rx"):
+        play_game("nim", [bot, "random"], 1, FAST)
