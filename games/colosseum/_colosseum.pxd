@@ -31,7 +31,6 @@ cdef class ColosseumState(CoreState):
     cdef void _finish(self, int mover, int mine, int theirs) noexcept
     cdef int _distance(self, int target)
     cdef void c_place_wall(self, int cell, int d) noexcept
-    cdef int c_reachable(self, int* cells) noexcept
     cdef void c_after_move(self, int mover, int cell, int d) noexcept
     cdef bint c_full_check(self, int* s0, int* s1) noexcept
     cdef int c_random_walk(self, Rng* rng) noexcept

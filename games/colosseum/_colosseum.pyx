@@ -20,12 +20,6 @@ _LETTERS = {"u": 0, "up": 0, "r": 1, "right": 1, "d": 2, "down": 2, "l": 3, "lef
 # "(2,3) Up", "(2, 3) up", "2,3,u" (the course's human-agent form), "2 3 Up"
 _MOVE_RE = re.compile(r"\(?\s*(\d+)\s*[, ]\s*(\d+)\s*\)?\s*[, ]?\s*([A-Za-z]+)\Z")
 
-# Number of free (clear) sides in a 4-bit wall mask.
-cdef int FREE[16]
-cdef int _m
-for _m in range(16):
-    FREE[_m] = 4 - ((_m & 1) + ((_m >> 1) & 1) + ((_m >> 2) & 1) + ((_m >> 3) & 1))
-
 # Seeds of the board generator: stream 1 of the game seed (stream 0 draws the default size).
 cdef uint64_t BOARD_STREAM_MUL = <uint64_t>0x100000001B3
 
@@ -199,33 +193,6 @@ cdef class ColosseumState(CoreState):
         self.walls[cell] |= 1 << d
         self.walls[cell + _step(self.size, d)] |= 1 << ((d + 2) & 3)
 
-    cdef int c_reachable(self, int* cells) noexcept:
-        # BFS from the mover, at most K steps, never crossing a wall or entering the opponent's cell.
-        # Fills cells[] (the mover's own cell first) and returns how many.
-        cdef unsigned char seen[MAX_CELLS]
-        cdef int M = self.size
-        cdef int n = 1, head = 0, layer_end, depth, x, y, d, w
-        memset(seen, 0, self.ncells)
-        cells[0] = self.pos[self.player]
-        seen[cells[0]] = 1
-        seen[self.pos[1 - self.player]] = 1
-        for depth in range(self.max_step):
-            layer_end = n
-            if head == layer_end:
-                break
-            while head < layer_end:
-                x = cells[head]
-                head += 1
-                w = self.walls[x]
-                for d in range(4):
-                    if not (w >> d) & 1:
-                        y = x + _step(M, d)
-                        if not seen[y]:
-                            seen[y] = 1
-                            cells[n] = y
-                            n += 1
-        return n
-
     cdef void c_after_move(self, int mover, int x, int d) noexcept:
         # Only the wall just built (between x, the mover's cell, and its neighbour y) can split the
         # players' region. Search from x and y in alternation, one cell at a time: if the searches meet,
@@ -388,7 +355,7 @@ cdef class ColosseumState(CoreState):
         self.c_after_move(mover, cell, d)
 
     cdef void c_returns(self, double* out) noexcept:
-        if self.winner == DRAW:
+        if self.winner == DRAW or self.winner == RUNNING:    # RUNNING: not terminal, no result yet
             out[0] = 0.0
             out[1] = 0.0
         else:
@@ -484,7 +451,7 @@ cdef class ColosseumState(CoreState):
         """A state built directly from a position (a test hook; the §11 vectors use it).
 
         Args:
-            size: M, 2..20.
+            size: M, 3..20.
             walls: ``(r, c, d)`` triples; each is stored on both sides, as the engine does.
             p0, p1: ``(r, c)`` of seat 0 (A) and seat 1 (B).
             player: the seat to move.
