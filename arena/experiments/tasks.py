@@ -1,0 +1,43 @@
+"""Task functions run by :class:`arena.experiments.core.Runner` workers (module level, so they pickle).
+
+Each takes its cell's arguments, then ``n_games`` and the task's ``seed``, and returns a count vector
+``[wins of seat 0, ..., wins of seat k-1, draws]``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+from arena.experiments.core import TIE_CODES, derive_seed
+
+
+@lru_cache(maxsize=64)
+def _game(spec: str) -> Any:
+    import games
+
+    return games.load(spec)
+
+
+def mc_games(spec: str, ns: Sequence[int], ties: Sequence[str], n_games: int, seed: int) -> list[int]:
+    """Seat s is MC(ns[s]) (0: uniformly random) with tie rule ties[s]; whole games played in C
+    (``bots._selfplay``)."""
+    from bots._selfplay import play_mc_games
+
+    state = _game(spec).new_initial_state()
+    return play_mc_games(state, list(ns), [TIE_CODES[t] for t in ties], n_games, seed)
+
+
+def bot_games(spec: str, bot_specs: Sequence[str], max_moves: int | None, n_games: int, seed: int) -> list[int]:
+    """Seat s is ``bots.make(bot_specs[s])``: games through the in-process referee (``arena.play``)."""
+    import bots
+    from arena.play import play
+
+    game = _game(spec)
+    k = len(bot_specs)
+    counts = [0] * (k + 1)
+    for g in range(n_games):
+        players = [bots.make(b, game, s, derive_seed(seed, g, s)) for s, b in enumerate(bot_specs)]
+        record = play(game, players, seed=derive_seed(seed, g, "chance"), max_moves=max_moves)
+        winner = record.winner()
+        counts[k if winner is None else winner] += 1
+    return counts
