@@ -9,13 +9,14 @@ from games._rng cimport Rng
 
 
 cdef struct Node:
-    double wins         # sum over playouts through this node of the win score of `mover`
-    int visits          # playouts through this node
-    int first_child     # index of the child block in the pool, -1 before expansion
-    int n_children      # size of the child block (legal actions, or chance outcomes)
-    int n_open          # children in the tree (== n_children unless expand=one)
-    int action          # the action or chance outcome that led here
-    signed char mover   # the seat that made that action (-1: a chance outcome, or the root)
+    double wins             # sum over playouts through this node of the win score of `mover`
+    int visits              # playouts through this node
+    int first_child         # index of the child block in the pool, -1 before expansion
+    int action              # the action or chance outcome that led here
+    float inv_sqrt          # 1/sqrt(visits), kept by backpropagation so selection needs no sqrt
+    unsigned short n_children   # size of the child block (legal actions, or chance outcomes)
+    unsigned short n_open       # children in the tree (== n_children unless expand=one)
+    signed char mover       # the seat that made that action (-1: a chance outcome, or the root)
 
 
 cdef class Search:

@@ -23,6 +23,7 @@ cdef enum:
     CLOCK_EVERY = 16          # playouts between two reads of the clock under a deadline
     SEQ_LEN = 8192            # chance outcomes drawn per determinization (later ones: per-index seeds)
     MAX_VISITS = 1 << 30      # stop a search before a node's int visit count could overflow
+    MAX_CHILDREN = 65535      # a node with more legal actions stays a leaf (unsigned short counts)
 
 NODE_BYTES = sizeof(Node)
 
@@ -122,7 +123,7 @@ cdef class Search:
             n = st.c_chance_outcomes(self.actions, probs)
         else:
             n = st.c_legal_actions(self.actions)
-        if n <= 0:
+        if n <= 0 or n > MAX_CHILDREN:
             return False
         start = self._alloc(n)
         if start < 0:
@@ -137,6 +138,7 @@ cdef class Search:
             nd = &self.nodes[start + i]
             nd.wins = 0.0
             nd.visits = 0
+            nd.inv_sqrt = 0.0
             nd.first_child = -1
             nd.n_children = 0
             nd.n_open = 0
@@ -154,13 +156,16 @@ cdef class Search:
         cdef Node* ch
         cdef int i, best = -1
         cdef double cc = (exp(1.0 / depth) - 1.0) if self.annealed else self.c
-        cdef double logn = log(<double>nd.visits) if nd.visits > 0 else 0.0
-        cdef double v, best_v = -INFINITY
+        # wins/visits + C sqrt(ln N / visits) = s (wins s + C sqrt(ln N)) with s = 1/sqrt(visits):
+        # one multiply-add per child, no division or square root.
+        cdef double k = cc * sqrt(log(<double>nd.visits)) if nd.visits > 1 else 0.0
+        cdef double s, v, best_v = -INFINITY
         for i in range(nd.n_open):
             ch = &self.nodes[nd.first_child + i]
             if ch.visits == 0:
                 return nd.first_child + i
-            v = ch.wins / ch.visits + cc * sqrt(logn / ch.visits)
+            s = ch.inv_sqrt
+            v = s * (ch.wins * s + k)
             if v > best_v:
                 best_v = v
                 best = nd.first_child + i
@@ -255,6 +260,7 @@ cdef class Search:
         for i in range(plen):
             nd = &self.nodes[self.path[i]]
             nd.visits += n
+            nd.inv_sqrt = <float>(1.0 / sqrt(<double>nd.visits))
             if nd.mover >= 0:
                 nd.wins += acc[nd.mover]
 
@@ -349,6 +355,7 @@ cdef class Search:
             self.size = 1
             self.nodes[0].wins = 0.0
             self.nodes[0].visits = 0
+            self.nodes[0].inv_sqrt = 0.0
             self.nodes[0].first_child = -1
             self.nodes[0].n_children = 0
             self.nodes[0].n_open = 0

@@ -8,6 +8,7 @@ Records (all measured side by side in the same run):
 2. Strength at equal time: default ``uct`` against the same ``MCTSBot`` on Hex 7x7 with 0.1 s per move
    (OpenSpiel's ``max_wall_clock_time``), both seats; target 85% wins.
 3. The time of one ``determinized(d=25,s=100)`` move in 4-player Sorry!.
+4. The slowest move of each search bot under a 2 s limit (it must stay below 2 s).
 """
 from __future__ import annotations
 
@@ -116,6 +117,33 @@ def determinized_move_time(positions: int, seed: int = 7) -> float:
     return statistics.median(times)
 
 
+def slowest_move(spec: str, game_spec: str, moves: int, seconds: float = 2.0, seed: int = 3) -> float:
+    """The slowest of ``moves`` time-limited moves of ``spec`` playing against random (wall clock of step)."""
+    import random
+
+    import bots
+    import games
+    game = games.load(game_spec)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    ours = bots.make(spec, game, 0, seed)
+    slowest, made = 0.0, 0
+    while made < moves:
+        if state.is_terminal():
+            state, ours = game.new_initial_state(), bots.make(spec, game, 0, seed + made)
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+        elif state.current_player() == 0:
+            t0 = time.perf_counter()
+            state.apply_action(ours.step(state.clone(), Limit(time=seconds)))
+            slowest = max(slowest, time.perf_counter() - t0)
+            made += 1
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return slowest
+
+
 def run(quick: bool = False) -> Iterator[Record]:
     try:
         import pyspiel  # noqa: F401
@@ -134,6 +162,12 @@ def run(quick: bool = False) -> Iterator[Record]:
         yield rate(SUITE, "uct vs MCTSBot, hex(size=7), 0.1 s/move", 100 * win_rate, "% wins", "even match",
                    50.0, target=85 / 50, note=f"{n} games, both seats, 95% interval +-{100 * half:.0f} points; "
                                               f"slowest uct move {slowest:.3f} s; ratio 1.7 = 85% wins")
+    moves = 2 if quick else 10
+    for spec, game_spec in (("uct", "hex(size=11)"), ("mcts_reuse", "hex(size=11)"), ("uct", "sorry(players=4)"),
+                            ("determinized(s=1000000)", "sorry(players=4)")):
+        worst = slowest_move(spec, game_spec, moves)
+        yield cost(SUITE, f"slowest {spec} move under a 2 s limit, {game_spec}", worst, "s", "the 2 s limit", 2.0,
+                   target=1.0, note=f"{moves} moves against random; the bot stops at limit - min(margin, limit/10)")
     t = determinized_move_time(3 if quick else 9)
     yield cost(SUITE, "determinized(d=25,s=100) move, sorry(players=4)", t, "s", "2 s move limit (the studies')",
                2.0, note=f"median over {3 if quick else 9} positions of a random game")
