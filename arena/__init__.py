@@ -4,14 +4,9 @@
 """
 from __future__ import annotations
 
-from typing import Any
+# Imported eagerly: the submodule arena/play.py has the same name as the function, and a lazy
+# attribute would be shadowed by the module object as soon as anything imports `arena.play`.
+from arena.play import play
 
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str) -> Any:
-    # Lazy so that `import arena` stays cheap for the CLI and the sandboxed bot host.
-    if name == "play":
-        from arena.play import play
-        return play
-    raise AttributeError(f"module 'arena' has no attribute {name!r}")
+__all__ = ["play", "__version__"]
