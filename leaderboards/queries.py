@@ -39,11 +39,13 @@ class GameSummary:
 
 def recent_games(store: Store, league_id: int, scope: str = ALL, limit: int = 200) -> list[GameSummary]:
     """The newest games of a league (all games, or one game spec when ``scope`` is not ``*``), newest first."""
+    # "+league_id" keeps SQLite off the (league_id, rated, schedule_key) index: walking the rowids backwards
+    # stops after `limit` rows, where the index would sort every game of the league first (60 ms at 10k games)
     sql = ("SELECT id, base_game, game, seats, players, returns, terminations, json_array_length(move_seats), "
-           "duration FROM games WHERE league_id=?")
+           "duration FROM games WHERE +league_id=?")
     args: list[Any] = [league_id]
     if scope != ALL:
-        sql += " AND base_game=?"
+        sql += " AND +base_game=?"
         args.append(scope)
     sql += " ORDER BY id DESC LIMIT ?"
     args.append(limit)

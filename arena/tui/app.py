@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from arena.tui.data import Snapshot, StoreReader, Unavailable
 from arena.tui.replay import Replay
 from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
-from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
+from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prepare
 from leaderboards.ratings import ALL
 
 TABS = ("leaderboard", "h2h", "games")
@@ -33,7 +33,7 @@ TREND_SLICE = 0.2
 class ArenaApp(App[None]):
     """The dashboard. ``league`` None shows the store's first league; ``poll_interval`` in seconds."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = str(Path(__file__).with_name("app.tcss"))  # absolute: subclasses live elsewhere
     TITLE = "arena"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -101,12 +101,14 @@ class ArenaApp(App[None]):
                     if not self._deliver(self._show_message, exc.message) or exc.final:
                         return
                 else:
-                    if snapshot is not None and not self._deliver(self._apply_snapshot, snapshot):
+                    if snapshot is not None and not self._deliver(self._apply_snapshot, prepare(snapshot)):
                         return
                 folded = reader.trends.folded
                 more = reader.fold_trends(TREND_SLICE)
                 if not more and reader.trends.folded == folded:  # caught up: nap until the next tick
                     self._wake.wait(self.poll_interval)
+                elif more:  # folding a big league: leave the UI thread the GIL between slices
+                    self._wake.wait(TREND_SLICE / 4)
         finally:
             reader.close()
 
@@ -143,7 +145,8 @@ class ArenaApp(App[None]):
         self.query_one("#message-box").display = False
         self.query_one("#tabs").display = True
         self.query_one(LeaderboardTable).show(snapshot)
-        self.query_one(HeadToHeadTable).show(snapshot)
+        if self._h2h_visible:  # the matrix is drawn only while its tab is shown
+            self.query_one(HeadToHeadTable).show(snapshot)
         self.query_one(GamesTable).show(snapshot)
         self._update_status()
         if first:
@@ -186,6 +189,8 @@ class ArenaApp(App[None]):
         visible = self.query_one(TabbedContent).active == "h2h"
         if visible != self._h2h_visible:  # the head-to-head counts are queried only while they are shown
             self._h2h_visible = visible
+            if visible and self.snapshot is not None:
+                self.query_one(HeadToHeadTable).show(self.snapshot)
             self.wake()
 
     def _focus_table(self) -> None:

@@ -89,6 +89,8 @@ class Snapshot:
     """(bot a, bot b) -> (a's wins, draws, a's losses) against b."""
     trends_complete: bool = True
     """False while the trend sparklines are still being folded (they then end early)."""
+    prepared: dict[str, Any] = field(default_factory=dict)
+    """Table cells built on the worker thread (:func:`arena.tui.tables.prepare`), by table name."""
 
     @property
     def labels(self) -> dict[int, str]:
@@ -288,9 +290,11 @@ class StoreReader:
                          result_text(g.returns, [labels.get(b, p) for b, p in zip(g.seats, g.players)]),
                          reason_text(g.terminations), g.moves, g.duration)
                  for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
-        if h2h or self._h2h_for != (league.id, scope):
+        if h2h:
             self._h2h = store.head_to_head(league.id, scope)
             self._h2h_for = (league.id, scope)
+        elif self._h2h_for != (league.id, scope):  # hidden and stale: not worth a query until shown
+            self._h2h, self._h2h_for = {}, None
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
                         queries.count_games(store, league.id, scope), rows, games, self._h2h,
                         self.trends.folded == queries.count_rated(store, league.id))

@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from rich.text import Text
-
 BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -88,15 +86,6 @@ def rate_style(rate: float) -> str:
     if rate > 0.35:
         return "red"
     return "bold red"
-
-
-def win_rate_cell(wins: int, draws: int, losses: int) -> Text:
-    """``62% 13``: the score rate (a draw counts half) and the number of games, coloured by the rate."""
-    games = wins + draws + losses
-    if games == 0:
-        return Text("·", style="grey50", justify="center")
-    rate = (wins + 0.5 * draws) / games
-    return Text(f"{rate * 100:3.0f}% {games}", style=rate_style(rate), justify="right")
 
 
 def excerpt(text: str, lines: int = 3, width: int = 70) -> str:

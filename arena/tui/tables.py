@@ -1,25 +1,37 @@
 """The three live tables. Each ``show(snapshot)`` updates its DataTable in place.
 
 Rebuilding a DataTable every tick is slow with many rows and makes the cursor jump, so only cells whose
-text changed are rewritten (``update_cell``), rows are added only for new keys, removed only for keys that
-left, and the rows are re-sorted only when the order changed.
+text or style changed are rewritten (``update_cell``), rows are added only for new keys, removed only for
+keys that left, and the rows are re-sorted only when the order changed. Cells are compared as plain
+``(text, style, justify)`` tuples; a rich Text is made only for a cell that is written.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
 from arena.tui.data import GameRow, LeaderRow, Snapshot
-from arena.tui.format import seconds, sparkline, win_rate_cell
+from arena.tui.format import rate_style, seconds, sparkline
 
 TREND_WIDTH = 10
+H2H_MAX_BOTS = 20
+"""The head-to-head matrix shows the top bots only (a 200 x 200 matrix is neither readable nor cheap)."""
 
 
-def _plain(value: Any) -> str:
-    return value.plain if isinstance(value, Text) else str(value)
+class Cell(NamedTuple):
+    text: str
+    style: str = ""
+    justify: str = "left"
+
+    def render(self) -> Text:
+        return Text(self.text, style=self.style, justify=self.justify)  # type: ignore[arg-type]
+
+
+def right(text: str, style: str = "") -> Cell:
+    return Cell(text, style, "right")
 
 
 class LiveTable(DataTable):  # type: ignore[type-arg]
@@ -32,53 +44,70 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-        self._cells: dict[str, tuple[str, ...]] = {}
+        self._cells: dict[str, tuple[Cell, ...]] = {}
         self.cell_updates = 0
         """Cells rewritten since the table was made (the tests check that unchanged cells are left alone)."""
         for key, label in self.COLUMNS:
             self.add_column(label, key=key)
 
-    def sync(self, rows: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    NAME = ""
+    """The key of this table's rows in ``Snapshot.prepared``."""
+
+    @classmethod
+    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        """(row key, cells) of every row, in order; pure, so it can run on the worker thread."""
+        raise NotImplementedError
+
+    def _rows_of(self, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        rows = snapshot.prepared.get(self.NAME)
+        return rows if rows is not None else self.rows(snapshot)
+
+    def show(self, snapshot: Snapshot) -> None:
+        self.sync(self._rows_of(snapshot))
+
+    def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
         """Makes the table show ``rows`` (in that order), touching only what changed."""
         wanted = [key for key, _ in rows]
-        for key in [k for k in self._cells if k not in set(wanted)]:
+        wanted_set = set(wanted)
+        for key in [k for k in self._cells if k not in wanted_set]:
             self.remove_row(key)
             del self._cells[key]
         columns = [key for key, _ in self.COLUMNS]
         for key, cells in rows:
-            plain = tuple(_plain(c) for c in cells)
+            cells = tuple(cells)
             old = self._cells.get(key)
             if old is None:
-                self.add_row(*cells, key=key)
-            elif old != plain:
-                for column, value, before, after in zip(columns, cells, old, plain):
+                self.add_row(*(c.render() for c in cells), key=key)
+            elif old != cells:
+                for column, before, after in zip(columns, old, cells):
                     if before != after:
-                        self.update_cell(key, column, value)
+                        self.update_cell(key, column, after.render(), update_width=True)
                         self.cell_updates += 1
-            self._cells[key] = plain
+            self._cells[key] = cells
         if [row.key.value for row in self.ordered_rows] != wanted:
             # the first column of every live table holds the order (a rank or a game id)
-            first = columns[0]
-            self.sort(first, key=lambda cell: int(_plain(cell).split()[0]), reverse=self.DESCENDING)
+            self.sort(columns[0], key=lambda cell: int(cell.plain.split()[0]), reverse=self.DESCENDING)
 
 
 class LeaderboardTable(LiveTable):
     COLUMNS = (("rank", "#"), ("bot", "bot"), ("mu", "μ"), ("sigma", "σ"), ("exposed", "μ-3σ"), ("games", "games"),
                ("wdl", "W/D/L"), ("fail", "fail"), ("trend", "trend"))
 
-    def show(self, snapshot: Snapshot) -> None:
-        self.sync([(str(row.bot_id), self.cells(rank, row)) for rank, row in enumerate(snapshot.leaderboard, 1)])
+    NAME = "leaderboard"
+
+    @classmethod
+    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        return [(str(row.bot_id), cls.cells(rank, row)) for rank, row in enumerate(snapshot.leaderboard, 1)]
 
     @staticmethod
-    def cells(rank: int, row: LeaderRow) -> list[Any]:
-        label = Text(row.label, style="" if row.status == "active" else "dim italic")
-        if row.status == "probation":
-            label.append(" (probation)", style="yellow")
-        return [Text(str(rank), justify="right"), label, Text(f"{row.mu:.2f}", justify="right"),
-                Text(f"{row.sigma:.2f}", justify="right"), Text(f"{row.exposed:.2f}", style="bold", justify="right"),
-                Text(str(row.games), justify="right"), f"{row.wins}/{row.draws}/{row.losses}",
-                Text(str(row.failures), style="red" if row.failures else "", justify="right"),
-                Text(sparkline(row.trend, TREND_WIDTH), style="cyan")]
+    def cells(rank: int, row: LeaderRow) -> list[Cell]:
+        if row.status == "active":
+            label = Cell(row.label)
+        else:
+            label = Cell(f"{row.label} ({row.status})", "yellow" if row.status == "probation" else "dim italic")
+        return [right(str(rank)), label, right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}"),
+                right(f"{row.exposed:.2f}", "bold"), right(str(row.games)), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
+                right(str(row.failures), "red" if row.failures else ""), Cell(sparkline(row.trend, TREND_WIDTH), "cyan")]
 
 
 class GamesTable(LiveTable):
@@ -86,39 +115,65 @@ class GamesTable(LiveTable):
                ("moves", "moves"), ("time", "time"))
     DESCENDING = True  # newest first
 
-    def show(self, snapshot: Snapshot) -> None:
-        self.sync([(str(g.id), self.cells(g)) for g in snapshot.games])
+    NAME = "games"
+
+    @classmethod
+    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        return [(str(g.id), cls.cells(g)) for g in snapshot.games]
 
     @staticmethod
-    def cells(g: GameRow) -> list[Any]:
-        reason = Text(g.reason, style="" if g.reason == "normal" else "bold red")
-        return [Text(str(g.id), justify="right"), g.game, " v ".join(g.players), g.winner, reason,
-                Text(str(g.moves), justify="right"), Text(seconds(g.duration), justify="right")]
+    def cells(g: GameRow) -> list[Cell]:
+        return [right(str(g.id)), Cell(g.game), Cell(" v ".join(g.players)), Cell(g.winner),
+                Cell(g.reason, "" if g.reason == "normal" else "bold red"), right(str(g.moves)),
+                right(seconds(g.duration))]
+
+
+def win_rate(wins: int, draws: int, losses: int) -> Cell:
+    """``62% 13``: the score rate (a draw counts half) and the number of games, coloured by the rate."""
+    games = wins + draws + losses
+    if games == 0:
+        return Cell("·", "grey50", "center")
+    rate = (wins + 0.5 * draws) / games
+    return right(f"{rate * 100:3.0f}% {games}", rate_style(rate))
 
 
 class HeadToHeadTable(LiveTable):
-    """Row bot against column bot: score rate (a draw counts half) and games, coloured; columns by rank."""
+    """Row bot against column bot for the top H2H_MAX_BOTS: score rate and games, coloured; by rank."""
 
     COLUMNS = (("bot", "bot"),)
+    NAME = "h2h"
+
+    @classmethod
+    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        top = snapshot.leaderboard[:H2H_MAX_BOTS]
+        rows = []
+        for rank, a in enumerate(top, 1):
+            cells = [Cell(f"{rank} {a.label}")]
+            for b in top:
+                cells.append(Cell("—", "grey50", "center") if a.bot_id == b.bot_id
+                             else win_rate(*snapshot.h2h.get((a.bot_id, b.bot_id), (0, 0, 0))))
+            rows.append((str(a.bot_id), cells))
+        return rows
 
     def show(self, snapshot: Snapshot) -> None:
-        bots = [row.bot_id for row in snapshot.leaderboard]
-        columns = [str(b) for b in bots]
+        rows = self._rows_of(snapshot)
+        columns = [key for key, _ in rows]  # the row bots are the column bots
         if [c.key.value for c in self.ordered_columns[1:]] != columns:
-            # the bot set or the ranking changed: the columns must move, which DataTable cannot do in place
+            # the top bots or their ranking changed: columns must move, which DataTable cannot do in place
             self.clear(columns=True)
             self._cells.clear()
             self.add_column("bot", key="bot")
-            for rank, b in enumerate(bots, 1):
-                self.add_column(f"#{rank}", key=str(b))
-        self.COLUMNS = [("bot", "bot")] + [(str(b), "") for b in bots]
-        rows = []
-        for rank, a in enumerate(snapshot.leaderboard, 1):
-            cells: list[Any] = [Text(f"{rank} {a.label}")]
-            for b in bots:
-                if a.bot_id == b:
-                    cells.append(Text("—", style="grey50", justify="center"))
-                else:
-                    cells.append(win_rate_cell(*snapshot.h2h.get((a.bot_id, b), (0, 0, 0))))
-            rows.append((str(a.bot_id), cells))
+            for rank, b in enumerate(columns, 1):
+                self.add_column(f"#{rank}", key=b)
+        self.COLUMNS = [("bot", "bot")] + [(b, "") for b in columns]
         self.sync(rows)
+
+
+TABLES = (LeaderboardTable, GamesTable, HeadToHeadTable)
+
+
+def prepare(snapshot: Snapshot) -> Snapshot:
+    """Builds every table's cells on the worker thread, so the UI thread only compares and writes."""
+    for table in TABLES:
+        snapshot.prepared[table.NAME] = table.rows(snapshot)
+    return snapshot

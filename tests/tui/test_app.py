@@ -5,10 +5,12 @@ import sqlite3
 from pathlib import Path
 
 from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets.data_table import ColumnKey
 
 from arena.tui.app import ArenaApp
 from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
-from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
+from arena.tui.format import BARS
+from arena.tui.tables import TREND_WIDTH, GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.conftest import wait_for
 from tests.tui.storefix import Fixture
@@ -30,10 +32,21 @@ async def test_tabs_and_tables(store_file: Path) -> None:
         assert [cell_text(board, r.key.value, "bot") for r in board.ordered_rows] == ["uct", "mybot", "greedy",
                                                                                       "random"]
         assert cell_text(board, str(app.snapshot.leaderboard[1].bot_id), "fail") == "2"
+        await wait_for(pilot, lambda: app.snapshot.trends_complete)  # sparklines arrive after the first draw
+        trend = cell_text(board, str(app.snapshot.leaderboard[0].bot_id), "trend")
+        assert len(trend) == TREND_WIDTH and set(trend) <= set(BARS)
+        assert board.columns[ColumnKey("trend")].get_render_width(board) >= TREND_WIDTH
         await pilot.press("2")
         assert app.query_one(TabbedContent).active == "h2h" and app.query_one(HeadToHeadTable).has_focus
         h2h = app.query_one(HeadToHeadTable)
         assert h2h.row_count == 4 and len(h2h.columns) == 5
+        uct, rnd = (str(r.bot_id) for r in (app.snapshot.leaderboard[0], app.snapshot.leaderboard[-1]))
+        await wait_for(pilot, lambda: cell_text(h2h, uct, rnd) != "·")  # counts are queried once shown
+        assert cell_text(h2h, uct, rnd) == "100% 8" and cell_text(h2h, rnd, uct) == "  0% 8"
+        assert cell_text(h2h, uct, uct) == "—"
+        for key, column in h2h.columns.items():  # cells written after the first draw widened their columns
+            assert column.get_render_width(h2h) >= max(len(cell_text(h2h, r.key.value, key.value))
+                                                       for r in h2h.ordered_rows)
         await pilot.press("3")
         games = app.query_one(GamesTable)
         assert app.query_one(TabbedContent).active == "games" and games.has_focus

@@ -53,7 +53,7 @@ def test_leaderboard(db: Path, snap_compare: Any) -> None:
 
 def test_head_to_head(db: Path, snap_compare: Any) -> None:
     app = ArenaApp(db, poll_interval=0.05)
-    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app, "2"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=loaded(app, "2", until=lambda a: a.snapshot.h2h))
 
 
 def test_games(db: Path, snap_compare: Any) -> None:
@@ -141,7 +141,7 @@ def test_message_newer_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sn
 class ReplayOnly(App[None]):
     """Hosts one ReplayScreen with the dashboard's stylesheet."""
 
-    CSS_PATH = str(Path(__file__).resolve().parents[2] / "arena" / "tui" / "app.tcss")
+    CSS_PATH = ArenaApp.CSS_PATH
 
     def __init__(self, data: ReplayData) -> None:
         super().__init__()
