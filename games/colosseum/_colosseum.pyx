@@ -136,6 +136,8 @@ cdef inline int _step(int M, int d) noexcept:
 cdef class ColosseumState(CoreState):
 
     def __init__(self, game, int size, uint64_t seed):
+        if not 3 <= size <= MAX_SIZE:          # the C arrays hold 20x20; a 2x2 board cannot be set up
+            raise ValueError(f"board size must be from 3 to {MAX_SIZE}, not {size}")
         self._setup(game, size)
         self._generate(seed)
 

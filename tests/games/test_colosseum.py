@@ -139,6 +139,13 @@ def test_the_second_player_can_win_on_its_move() -> None:
     assert state.is_terminal() and state.scores() == [4, 12] and state.returns() == [-1.0, 1.0]
 
 
+def test_direct_construction_checks_the_size() -> None:
+    game = games.load("colosseum(size=5)")
+    for size in (2, 21):
+        with pytest.raises(ValueError, match="from 3 to 20"):
+            ColosseumState(game, size, 0)
+
+
 def test_from_position_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="border"):
         ColosseumState.from_position(4, [(0, 0, U)], (0, 0), (3, 3))
@@ -146,6 +153,8 @@ def test_from_position_rejects_bad_input() -> None:
         ColosseumState.from_position(4, [], (1, 1), (1, 1))
     with pytest.raises(ValueError, match="not on"):
         ColosseumState.from_position(4, [], (0, 4), (1, 1))
+    with pytest.raises(GameSpecError, match="from 3 to 20"):
+        ColosseumState.from_position(21, [], (0, 0), (1, 1))
 
 
 # ---- board generation (spec §3) -------------------------------------------------------------------
