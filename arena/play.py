@@ -28,6 +28,15 @@ def sample_chance(state: Any, rng: random.Random) -> int:
     return outcomes[-1][0]
 
 
+def substitute_move(state: Any, legal: list[int], rng: random.Random) -> int:
+    """The move played for a failed bot under on_failure=random_move: the game's own substitute rule
+    when it has one (Colosseum's COMP424 random walk), else a uniformly random legal action."""
+    walk = getattr(state, "random_walk_action", None)
+    if walk is not None:
+        return int(walk(rng.getrandbits(63)))
+    return rng.choice(legal)
+
+
 def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,
          on_failure: str = "raise", max_moves: int | None = None, players: Sequence[str] | None = None,
          observer: Callable[[Any, int, int], None] | None = None) -> GameRecord:
@@ -100,7 +109,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
             if on_failure == "raise":
                 raise
             if on_failure == "random_move" and exc.reason != "memory" and getattr(bot, "alive", True):
-                action = fallback_rng.choice(legal)
+                action = substitute_move(state, legal, fallback_rng)
                 record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000], action))
             else:
                 record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000]))
