@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
@@ -35,7 +35,7 @@ class ArenaApp(App[None]):
 
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))  # absolute: subclasses live elsewhere
     TITLE = "arena"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("1", "tab('leaderboard')", "Board", show=False),
@@ -112,12 +112,12 @@ class ArenaApp(App[None]):
         finally:
             reader.close()
 
-    def _deliver(self, callback: Any, *args: Any) -> bool:
+    def _deliver(self, callback: Any, *args: Any, **kwargs: Any) -> bool:
         """Runs ``callback`` on the UI thread; False when the app is shutting down."""
         if get_current_worker().is_cancelled:
             return False
         try:
-            self.call_from_thread(callback, *args)
+            self.call_from_thread(callback, *args, **kwargs)
         except RuntimeError:  # the app has stopped
             return False
         return True
@@ -175,9 +175,7 @@ class ArenaApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay."""
-        if action in self.MAIN_ONLY and len(self.screen_stack) > 1:
-            return False
-        return True
+        return not (action in self.MAIN_ONLY and len(self.screen_stack) > 1)
 
     def action_tab(self, tab: str) -> None:
         if self.query_one("#tabs").display:

@@ -6,7 +6,8 @@ viewer works on any state rebuilt from (spec, history) and the tests can feed ha
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rich.text import Text
 
@@ -109,7 +110,7 @@ HEX_MARKS = ("x", "o")
 def render_hex(obs: Observation, names: Names = None) -> Text:
     """The rhombus: row r shifted right by r half-cells; x (seat 0) joins top-bottom, o (seat 1) left-right."""
     board = [int(v) for v in obs["board"]]
-    n = int(round(len(board) ** 0.5))
+    n = round(len(board) ** 0.5)
     if n * n != len(board):
         raise ValueError(f"hex board of {len(board)} cells is not square")
     letters = "abcdefghijklmnopqrstuvwxyz"

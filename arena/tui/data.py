@@ -69,7 +69,7 @@ class GameRow:
     @property
     def winner(self) -> str:
         """The result in one short word: the winner's name, ``draw``, or the joint winners."""
-        return self.result[:-4] if self.result.endswith(" won") else self.result
+        return self.result.removesuffix(" won")
 
 
 @dataclass

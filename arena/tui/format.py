@@ -5,7 +5,7 @@ Everything here is deterministic text built from data (no clocks), so the snapsh
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 BARS = "▁▂▃▄▅▆▇█"
 

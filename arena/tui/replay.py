@@ -6,7 +6,8 @@ checks that the stored history is legal: an illegal action ends the replay at th
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import games
 

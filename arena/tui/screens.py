@@ -1,11 +1,12 @@
 """The pushed screens: replay viewer, bot detail, key help and the league / game pickers."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -28,7 +29,7 @@ class ReplayScreen(Screen[None]):
     """Draws a stored game step by step: ←/→ step, Home/End jump, space autoplays."""
 
     # priority: the board's scroll area must not take the stepping keys (it keeps up/down for tall boards)
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Close"),
         Binding("right", "step(1)", "Step", key_display="→", priority=True),
         Binding("left", "step(-1)", "Back", key_display="←", priority=True),
@@ -153,7 +154,7 @@ class ReplayScreen(Screen[None]):
 class BotDetailScreen(Screen[None]):
     """A bot's identity, limits, rating trend, move-time distribution and failures."""
 
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back"), Binding("question_mark", "app.help", "Help")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "app.pop_screen", "Back"), Binding("question_mark", "app.help", "Help")]
 
     def __init__(self, detail: BotDetail, row: LeaderRow | None = None) -> None:
         super().__init__()
@@ -252,7 +253,7 @@ HELP = """\
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box", classes="modal-box"):
@@ -263,7 +264,7 @@ class HelpScreen(ModalScreen[None]):
 class PickerScreen(ModalScreen[Any]):
     """Choose one of ``choices`` ((value, label) pairs); dismisses with the value, or None on Esc."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, title: str, choices: Sequence[tuple[Any, str]], current: Any = None) -> None:
         super().__init__()

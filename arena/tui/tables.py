@@ -7,10 +7,11 @@ keys that left, and the rows are re-sorted only when the order changed. Cells ar
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from arena.tui.data import GameRow, LeaderRow, Snapshot
@@ -37,7 +38,7 @@ def right(text: str, style: str = "") -> Cell:
 class LiveTable(DataTable):  # type: ignore[type-arg]
     """A DataTable that syncs to a list of (key, cells) rows without rebuilding."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Open")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select_cursor", "Open")]
     COLUMNS: Sequence[tuple[str, str]] = ()
     """(key, label) of every column; the first column's cells start with the row's order number."""
     DESCENDING = False
@@ -54,13 +55,13 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
     """The key of this table's rows in ``Snapshot.prepared``."""
 
     @classmethod
-    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+    def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         """(row key, cells) of every row, in order; pure, so it can run on the worker thread."""
         raise NotImplementedError
 
     def _rows_of(self, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         rows = snapshot.prepared.get(self.NAME)
-        return rows if rows is not None else self.rows(snapshot)
+        return rows if rows is not None else self.build_rows(snapshot)
 
     def show(self, snapshot: Snapshot) -> None:
         self.sync(self._rows_of(snapshot))
@@ -96,7 +97,7 @@ class LeaderboardTable(LiveTable):
     NAME = "leaderboard"
 
     @classmethod
-    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+    def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         return [(str(row.bot_id), cls.cells(rank, row)) for rank, row in enumerate(snapshot.leaderboard, 1)]
 
     @staticmethod
@@ -118,7 +119,7 @@ class GamesTable(LiveTable):
     NAME = "games"
 
     @classmethod
-    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+    def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         return [(str(g.id), cls.cells(g)) for g in snapshot.games]
 
     @staticmethod
@@ -140,11 +141,11 @@ def win_rate(wins: int, draws: int, losses: int) -> Cell:
 class HeadToHeadTable(LiveTable):
     """Row bot against column bot for the top H2H_MAX_BOTS: score rate and games, coloured; by rank."""
 
-    COLUMNS = (("bot", "bot"),)
+    COLUMNS: Sequence[tuple[str, str]] = (("bot", "bot"),)
     NAME = "h2h"
 
     @classmethod
-    def rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+    def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         top = snapshot.leaderboard[:H2H_MAX_BOTS]
         rows = []
         for rank, a in enumerate(top, 1):
@@ -175,5 +176,5 @@ TABLES = (LeaderboardTable, GamesTable, HeadToHeadTable)
 def prepare(snapshot: Snapshot) -> Snapshot:
     """Builds every table's cells on the worker thread, so the UI thread only compares and writes."""
     for table in TABLES:
-        snapshot.prepared[table.NAME] = table.rows(snapshot)
+        snapshot.prepared[table.NAME] = table.build_rows(snapshot)
     return snapshot

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 

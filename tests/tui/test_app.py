@@ -8,8 +8,8 @@ from textual.widgets import DataTable, Static, TabbedContent
 from textual.widgets.data_table import ColumnKey
 
 from arena.tui.app import ArenaApp
-from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
 from arena.tui.format import BARS
+from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
 from arena.tui.tables import TREND_WIDTH, GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.conftest import wait_for
@@ -198,3 +198,17 @@ async def test_unknown_league_message_offers_the_picker(store_file: Path) -> Non
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.snapshot is not None)
         assert app.snapshot.league == "demo"
+
+
+async def test_a_game_that_cannot_be_replayed_is_a_notification(fixture_store: Fixture) -> None:
+    newest = fixture_store.store.games(fixture_store.demo.id, order="recent", limit=1)[0]
+    fixture_store.store.tamper(newest.id, game="chess")  # a spec no arena can load
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    notes: list[str] = []
+    app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign,assignment]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: bool(notes))
+        assert f"cannot replay game {newest.id}" in notes[0] and "chess" in notes[0]
+        assert not isinstance(app.screen, ReplayScreen)
