@@ -1,0 +1,137 @@
+"""``nim-mcts``: Telepchuk 2020, MCTS on single-pile Nim (k = 3, starting pile 20..50 and first player drawn
+at random, 300 games per match-up).
+
+Match-ups (the player under study first): MCTS vs random, strategic MCTS (greedy rollouts) vs MCTS,
+tree-reuse MCTS vs MCTS, MCTS vs greedy, and MCTS vs greedy on the coin variant. For the player under
+study, per starting-pile statistics of its decisions: popularity (decisions at that pile), confidence
+(win rate of the chosen root child), playouts and tree nodes per decision. The study's per-pile path
+lengths (average / median / maximum root-to-leaf depth) need a depth statistic the ``uct`` bot does not
+expose yet; tree nodes are given instead.
+
+The study gave each MCTS 10 ms per move (100 ms against greedy); here the budget is ``iterations`` per
+move, so results do not depend on the machine's load.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.experiments.core import Experiment, Runner, Table, common_params, derive_seed, run_cells
+from games.spec import Param
+
+# (name, player under study, opponent, coin variant, the study's wins of the player under study out of 300)
+MATCHUPS = [
+    ("mcts-vs-random", "{mcts}", "random", False, 297),
+    ("strategic-vs-mcts", "{strategic}", "{mcts}", False, 143),
+    ("reuse-vs-mcts", "{reuse}", "{mcts}", False, 83),
+    ("mcts-vs-greedy", "{mcts}", "greedy", False, 2),
+    ("coin-mcts-vs-greedy", "{mcts}", "greedy", True, 258),
+]
+STUDY_GAMES = 300
+MAX_PILE = 50
+
+class _Recorder:
+    """Wraps a uct bot and keeps, per pile, [decisions, confidence sum, playouts sum, nodes sum]."""
+
+    def __init__(self, bot: Any, stats: list[list[float]]) -> None:
+        self.bot, self.stats = bot, stats
+        self.name = getattr(bot, "name", "bot")
+
+    def step(self, state: Any, limit: Any) -> int:
+        pile = state.observation()["pile"]
+        action = self.bot.step(state, limit)
+        search = getattr(self.bot, "search", None)
+        if search is not None and hasattr(self.bot, "last_search"):
+            children = {a: (v, w) for a, v, w in search.root_children()}
+            visits, wins = children.get(action, (0, 0.0))
+            row = self.stats[pile]
+            row[0] += 1
+            row[1] += wins / visits if visits else 0.0
+            row[2] += self.bot.last_search.get("playouts", 0)
+            row[3] += self.bot.last_search.get("nodes", 0)
+        return action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, n_games: int, seed: int) -> list:
+    """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
+    Returns [A's wins, games, then 4 stats per pile 0..MAX_PILE flattened]."""
+    import bots
+    import games
+    from arena.play import play
+
+    stats = [[0.0] * 4 for _ in range(MAX_PILE + 1)]
+    wins = 0
+    for g in range(n_games):
+        rng = random.Random(derive_seed(seed, g))
+        pile, a_seat = rng.randint(lo, hi), rng.randrange(2)
+        game = games.load(f"nim(n={pile},k={k},coin={'true' if coin else 'false'})")
+        a = _Recorder(bots.make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats)
+        b = bots.make(b_spec, game, 1 - a_seat, derive_seed(seed, g, "b"))
+        players = [a, b] if a_seat == 0 else [b, a]
+        record = play(game, players, seed=derive_seed(seed, g, "chance"))
+        wins += record.winner() == a_seat
+    return [wins, n_games] + [x for row in stats for x in row]
+
+def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
+    it, k = cfg["iterations"], cfg["k"]
+    base = cfg["mcts"].rstrip(")")
+    sep = "," if "(" in base and not base.endswith("(") else ""
+    if "(" not in base:
+        base += "("
+    specs = {"mcts": f"{base}{sep}iterations={it})", "strategic": f"{base}{sep}iterations={it},rollout=greedy)",
+             "reuse": f"{base}{sep}iterations={it},reuse=true)"}
+    chosen = [m for m in MATCHUPS if m[0] in cfg["matchups"]]
+    cells = [(name, (a.format(**specs), b.format(**specs), coin, k, cfg["pile_min"], cfg["pile_max"]))
+             for name, a, b, coin, _ in chosen]
+    res = run_cells(runner, nim_task, cells, cfg["games"], 10, cfg["seed"])
+    summary = Table("matchups", f"Nim (k={k}, pile {cfg['pile_min']}..{cfg['pile_max']}, seats at random): wins "
+                    f"of the first-named player; MCTS = {specs['mcts']}",
+                    ["matchup", "games", "wins", "rate", "lo", "hi", "published"],
+                    plot={"x": "matchup", "y": "rate", "series": None, "kind": "bar"})
+    tables = [summary]
+    for name, a, b, coin, pub in chosen:
+        c = res[name]
+        summary.add(c[0], int(c[1]), pub / STUDY_GAMES, matchup=name)
+        t = Table(f"piles-{name}", f"{name}: per-pile statistics of {a.format(**specs)}",
+                  ["pile", "popularity", "confidence", "playouts", "nodes"], percent=False,
+                  plot={"x": "pile", "y": "confidence", "series": None, "kind": "line"})
+        flat = c[2:]
+        for pile in range(MAX_PILE + 1):
+            d, conf, play_sum, nodes = flat[4 * pile:4 * pile + 4]
+            if d:
+                t.add(pile=pile, popularity=int(d), confidence=conf / d, playouts=play_sum / d, nodes=nodes / d)
+        tables.append(t)
+    return tables
+
+PARAMS = {
+    **common_params(300),
+    "matchups": Param(str, [m[0] for m in MATCHUPS], "match-ups to play (a/b/c): "
+                      + ", ".join(m[0] for m in MATCHUPS),
+                      parser=lambda s: _matchups(s)),
+    "mcts": Param(str, "uct(expand=one,c=1.414)", "the base MCTS spec (the study: one child per expansion, UCB1)"),
+    "iterations": Param(int, 2000, "MCTS iterations per move (the study: 10 ms, about 1,000-7,000 playouts)",
+                        min=1),
+    "k": Param(int, 3, "most counters per move", min=1, max=50),
+    "pile_min": Param(int, 20, "smallest starting pile", min=1, max=MAX_PILE),
+    "pile_max": Param(int, 50, "largest starting pile", min=1, max=MAX_PILE),
+}
+
+def _matchups(text: str) -> list[str]:
+    names = [m[0] for m in MATCHUPS]
+    out = [x for x in str(text).replace(",", "/").split("/") if x]
+    bad = [x for x in out if x not in names]
+    if bad or not out:
+        raise ValueError(f"unknown match-up {bad[0] if bad else text!r}; valid: {', '.join(names)}")
+    return out
+
+EXPERIMENT = Experiment(
+    name="nim-mcts",
+    title="MCTS on Nim: random, strategic, tree reuse, greedy, coin variant",
+    study="nim-mcts-telepchuk-2020-pl.txt, sections 3 and 5 (Tables 1-4)",
+    params=PARAMS,
+    run=run,
+    note="Default: the study's 300 games per match-up, at 2,000 iterations per move (under a minute on 2 cores)."
+)
+
