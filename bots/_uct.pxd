@@ -56,7 +56,7 @@ cdef class Search:
     cdef readonly bint pool_full
     cdef readonly dict last_scores     # determinized: summed win rate per root action of the last move
 
-    cdef int _alloc(self, int n) noexcept
+    cdef int _alloc(self, int n, bint force) noexcept
     cdef bint _expand(self, int idx, CoreState st) noexcept
     cdef int _select(self, int idx, int depth) noexcept
     cdef int _find_child(self, int idx, int action) noexcept

@@ -89,18 +89,19 @@ cdef class Search:
         free(self.seq)
 
     # ----- the pool ----------------------------------------------------------------------------------
-    cdef int _alloc(self, int n) noexcept:
-        """Reserves a block of n nodes; -1 when max_nodes would be exceeded (or memory is out)."""
+    cdef int _alloc(self, int n, bint force) noexcept:
+        """Reserves a block of n nodes; -1 when max_nodes would be exceeded (unless force: the root's
+        children must exist, or there is no move to choose) or memory is out."""
         cdef int start = self.size, cap
         cdef Node* grown
-        if <long long>self.size + n > self.max_nodes:
+        if <long long>self.size + n > self.max_nodes and not force:
             self.pool_full = True
             return -1
         if self.size + n > self.capacity:
             cap = self.capacity * 2
             while cap < self.size + n:
                 cap *= 2
-            if cap > self.max_nodes:
+            if cap > self.max_nodes and not force:
                 cap = self.max_nodes
             grown = <Node*>realloc(self.nodes, cap * sizeof(Node))
             if grown == NULL:
@@ -125,7 +126,7 @@ cdef class Search:
             n = st.c_legal_actions(self.actions)
         if n <= 0 or n > MAX_CHILDREN:
             return False
-        start = self._alloc(n)
+        start = self._alloc(n, idx == 0)
         if start < 0:
             return False
         if p != CHANCE:
@@ -346,7 +347,7 @@ cdef class Search:
                 self.buf_cap = 0
                 raise MemoryError()
             self.buf_cap = need
-        if self.leaf is None or type(self.leaf) is not type(root) or self.leaf.n_actions != root.n_actions:
+        if self.leaf is None or type(self.leaf) is not type(root) or self.leaf.game is not root.game:
             self.leaf = root.c_clone()
             self.child = root.c_clone()
             self.sim = root.c_clone()

@@ -29,12 +29,12 @@ class DeterminizedBot(BaseBot):
         "c": Param(float, 1.4, "UCB exploration constant", min=0.0, max=1000.0),
         "d": Param(int, 25, "number of determinizations", min=1, max=10**6),
         "s": Param(int, 100, "UCT iterations per determinization", min=1, max=10**9),
-        "margin": Param(float, 0.05, "seconds kept in hand under a move time limit (at most a tenth of it)",
+        "margin": Param(float, 0.1, "seconds kept in hand under a move time limit (at most a tenth of it)",
                         min=0.0, max=3600.0),
     }
 
     def __init__(self, game: Any, seat: int, seed: int, c: float = 1.4, d: int = 25, s: int = 100,
-                 margin: float = 0.05) -> None:
+                 margin: float = 0.1) -> None:
         super().__init__(game, seat, seed)
         self.c = self.params["c"].convert("c", c)
         self.d = self.params["d"].convert("d", d)

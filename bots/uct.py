@@ -69,7 +69,7 @@ class UCTBot(BaseBot):
                          choices=("random", "greedy")),
         "final": Param(str, "winrate", "final choice: highest win rate or most visits among root children",
                        choices=("winrate", "visits")),
-        "margin": Param(float, 0.05, "seconds kept in hand under a move time limit (at most a tenth of it)",
+        "margin": Param(float, 0.1, "seconds kept in hand under a move time limit (at most a tenth of it)",
                         min=0.0, max=3600.0),
         "reuse": Param(bool, False, "keep the subtree of the position reached between moves"),
         "max_nodes": Param(int, 2_000_000, "node cap: when reached, leaves stop expanding and are simulated",
@@ -78,7 +78,7 @@ class UCTBot(BaseBot):
 
     def __init__(self, game: Any, seat: int, seed: int, iterations: int | None = None,
                  c: str | float = "annealed", expand: str = "all", sims_per_leaf: int | None = None,
-                 rollout: str = "random", final: str = "winrate", margin: float = 0.05, reuse: bool = False,
+                 rollout: str = "random", final: str = "winrate", margin: float = 0.1, reuse: bool = False,
                  max_nodes: int = 2_000_000) -> None:
         super().__init__(game, seat, seed)
         given = dict(iterations=iterations, c=c, expand=expand, sims_per_leaf=sims_per_leaf, rollout=rollout,

@@ -9,6 +9,7 @@ Records (all measured side by side in the same run):
    (OpenSpiel's ``max_wall_clock_time``), both seats; target 85% wins.
 3. The time of one ``determinized(d=25,s=100)`` move in 4-player Sorry!.
 4. The slowest move of each search bot under a 2 s limit (it must stay below 2 s).
+5. uct against flat mc on Hex 7x7 at equal time per move (0.1 s, no margins), both seats.
 """
 from __future__ import annotations
 
@@ -88,6 +89,21 @@ def strength(games_per_seat: int, seconds: float = 0.1) -> tuple[float, int, flo
     return wins / total, total, slowest
 
 
+def versus_mc(spec: str, n_games: int, seconds: float = 0.1) -> float:
+    """``spec``'s win rate against ``mc(n=0)`` on Hex 7x7 at ``seconds`` per move, seats alternated."""
+    import bots
+    import games
+    from arena.play import play
+    game = games.load("hex(size=7)")
+    wins = 0
+    for i in range(n_games):
+        seat = i % 2
+        seats = [bots.make("mc(n=0,margin=0)", game, s, 500 + i) for s in range(2)]
+        seats[seat] = bots.make(spec, game, seat, i)
+        wins += play(game, seats, seed=i, limit=Limit(time=seconds)).returns[seat] > 0
+    return wins / n_games
+
+
 def determinized_move_time(positions: int, seed: int = 7) -> float:
     """Median seconds of one determinized(d=25,s=100) move over positions of a random 4-player Sorry! game."""
     import random
@@ -162,6 +178,11 @@ def run(quick: bool = False) -> Iterator[Record]:
         yield rate(SUITE, "uct vs MCTSBot, hex(size=7), 0.1 s/move", 100 * win_rate, "% wins", "even match",
                    50.0, target=85 / 50, note=f"{n} games, both seats, 95% interval +-{100 * half:.0f} points; "
                                               f"slowest uct move {slowest:.3f} s; ratio 1.7 = 85% wins")
+    n = 6 if quick else 40
+    for spec in ("uct(margin=0)", "uct(expand=one,c=0.3,margin=0)"):
+        win_rate = versus_mc(spec, n)
+        yield rate(SUITE, f"{spec} vs mc(n=0,margin=0), hex(size=7), 0.1 s/move", 100 * win_rate, "% wins",
+                   "even match", 50.0, note=f"{n} games, seats alternated, equal wall clock per move")
     moves = 2 if quick else 10
     for spec, game_spec in (("uct", "hex(size=11)"), ("mcts_reuse", "hex(size=11)"), ("uct", "sorry(players=4)"),
                             ("determinized(s=1000000)", "sorry(players=4)")):

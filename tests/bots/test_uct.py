@@ -204,6 +204,14 @@ def test_max_nodes_stops_expansion_and_keeps_simulating() -> None:
     assert not free.last_search["pool_full"] and free.search.n_nodes > 1000
 
 
+def test_a_full_pool_still_lets_reuse_choose_moves() -> None:
+    # The kept subtree can fill the pool; the new root's children are still created (past the cap).
+    game = games.load("hex(size=5)")
+    record = play(game, [bots.make("mcts_reuse(iterations=3000,max_nodes=1000,expand=one)", game, 0, 0),
+                         bots.make("mcts_reuse(iterations=3000,max_nodes=1000)", game, 1, 1)], seed=0)
+    assert sorted(record.returns) == [-1.0, 1.0]
+
+
 def test_memory_limit_caps_the_pool() -> None:
     state = state_after("hex(size=5)", [])
     bot = bots.make("uct(iterations=2000,expand=one)", state.game, 0, 0)
