@@ -41,3 +41,28 @@ def bot_games(spec: str, bot_specs: Sequence[str], max_moves: int | None, n_game
         winner = record.winner()
         counts[k if winner is None else winner] += 1
     return counts
+
+
+def rotation_games(spec_template: str, a_spec: str, b_spec: str, max_moves: int | None, move_time: float,
+                   n_games: int, seed: int) -> list[int]:
+    """Bot A against bot B in every other seat; A's seat rotates with the game number (game g: seat
+    g mod players) and ``{seed}`` in ``spec_template`` gets a fresh set-up seed per game.
+    ``move_time`` > 0 gives every move that many seconds (bots without an iteration count use it).
+    Returns [A's wins, the others' wins, draws]."""
+    import bots
+    import games
+    from arena.play import play
+    from bots.base import Limit
+
+    limit = Limit(time=move_time) if move_time > 0 else None
+
+    counts = [0, 0, 0]
+    for g in range(n_games):
+        game = games.load(spec_template.format(seed=derive_seed(seed, g, "setup") % 2**31))
+        k = game.num_players()
+        a_seat = (g + seed) % k
+        players = [bots.make(a_spec if s == a_seat else b_spec, game, s, derive_seed(seed, g, s)) for s in range(k)]
+        winner = play(game, players, seed=derive_seed(seed, g, "chance"), max_moves=max_moves,
+                      limit=limit).winner()
+        counts[2 if winner is None else (0 if winner == a_seat else 1)] += 1
+    return counts

@@ -1,0 +1,76 @@
+"""``colosseum-uct``: Baier-Reinio & MacDonald 2022, UCT on Colosseum Survival (random boards, 2 s per move).
+
+* annealed C (``C = e^(1/depth) - 1``) against the classic constant C;
+* ``sims_per_leaf`` 2..12 against an identical agent with 3 (the study: 50 games each; 11 won 57.5%, the
+  only number its text gives, so it is the one published value here);
+* tree reuse on against off.
+
+Each game is on a fresh random board (``colosseum(seed=...)``, size 6..12) and the seats alternate. The
+budget is ``iterations`` per move rather than the study's 2 s, so results do not depend on the load.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from arena.experiments.core import Experiment, Runner, Table, common_params, list_param, run_cells
+from arena.experiments.tasks import rotation_games
+from games.spec import Param
+
+PUBLISHED_SIMS = {11: 0.575}
+STUDY_GAMES = 50
+
+
+def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
+    spl = cfg["sims_per_leaf"]
+    timed = cfg["move_time"] > 0
+    it = f"{cfg['move_time']:g} s" if timed else cfg["iterations"]
+    budget = "" if timed else f"iterations={cfg['iterations']},"
+    base = f"uct({budget}sims_per_leaf={spl}"
+    template = "colosseum(seed={seed})" if cfg["size"] == 0 else f"colosseum(size={cfg['size']},seed={{seed}})"
+    cells = [("annealed", (template, base + ",c=annealed)", base + f",c={cfg['constant_c']})", cfg["max_moves"],
+                          cfg["move_time"])),
+             ("reuse", (template, base + ",reuse=true)", base + ",reuse=false)", cfg["max_moves"], cfg["move_time"]))]
+    cells += [(("spl", s), (template, f"uct({budget}sims_per_leaf={s})",
+                            f"uct({budget}sims_per_leaf={cfg['baseline_sims']})", cfg["max_moves"], cfg["move_time"]))
+              for s in cfg["sims"]]
+    res = run_cells(runner, rotation_games, cells, cfg["games"], 1, cfg["seed"])
+    cols = ["games", "wins", "rate", "lo", "hi", "published"]
+    a = Table("variants", f"Colosseum, UCT with {it} per move: wins of the first-named agent "
+              f"(draws count half)", ["agent", "opponent"] + cols)
+    for key, name, opp in (("annealed", "annealed C", f"C={cfg['constant_c']}"),
+                           ("reuse", "tree reuse", "no reuse")):
+        c = res[key]
+        a.add(c[0] + c[2] / 2, cfg["games"], None, agent=name, opponent=opp)
+    b = Table("sims_per_leaf", f"sims_per_leaf s against s={cfg['baseline_sims']} (UCT, {it} per move; the study: 2 s)",
+              ["sims_per_leaf"] + cols, plot={"x": "sims_per_leaf", "y": "rate", "series": None, "kind": "line"})
+    for s in cfg["sims"]:
+        c = res[("spl", s)]
+        pub = PUBLISHED_SIMS.get(s) if cfg["baseline_sims"] == 3 else None
+        b.add(c[0] + c[2] / 2, cfg["games"], pub, sims_per_leaf=s)
+    return [a, b]
+
+
+PARAMS = {
+    **common_params(4),
+    "iterations": Param(int, 10, "UCT iterations per move (the study: 2 s per move)", min=1),
+    "move_time": Param(float, 0.0, "seconds per move instead of iterations (the study: 2; results then depend "
+                       "on the machine's load)", min=0),
+    "sims_per_leaf": Param(int, 11, "playouts per new child for the annealed/reuse match-ups (the study: 11)",
+                           min=1, max=64),
+    "sims": list_param([2, 5, 8, 11], "sims_per_leaf values tested against the baseline (the study: 2-12)"),
+    "baseline_sims": Param(int, 3, "the fixed opponent's sims_per_leaf", min=1, max=64),
+    "constant_c": Param(float, 1.414, "the constant C the annealed schedule is compared with", min=0),
+    "size": Param(int, 0, "board size (0: drawn 6..12 per game, like the study)", min=0, max=12),
+    "max_moves": Param(int, 1000, "adjudicate a draw after this many moves", min=1),
+}
+
+EXPERIMENT = Experiment(
+    name="colosseum-uct",
+    title="UCT on Colosseum: annealed vs constant C, sims_per_leaf 2..12 vs 3, tree reuse",
+    study="colosseum-mcts-baier-reinio-macdonald-2022.txt, sections 1.4 and 1.9",
+    params=PARAMS,
+    run=run,
+    note="A Colosseum game between UCT agents costs seconds (expand=all, sims_per_leaf playouts per new "
+         "child): the default is 4 games per cell at 10 iterations per move, sims 2/5/8/11 (minutes on 2 cores); "
+         "the study: --games 50 --set move_time=2 --set sims=2-12 (about a day on 2 cores).",
+)
