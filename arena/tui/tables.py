@@ -13,6 +13,7 @@ from typing import Any, ClassVar, NamedTuple
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from arena.tui.data import GameRow, LeaderRow, Snapshot
 from arena.tui.format import rate_style, seconds, sparkline
@@ -82,7 +83,12 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
             elif old != cells:
                 for column, before, after in zip(columns, old, cells):
                     if before != after:
-                        self.update_cell(key, column, after.render(), update_width=True)
+                        text = after.render()
+                        # Widen the column now: DataTable measures updated cells only when idle, and a frame
+                        # drawn in between would stay cached (its row cache ignores widths) with the cell cut.
+                        col = self.columns[ColumnKey(column)]
+                        col.content_width = max(col.content_width, text.cell_len)
+                        self.update_cell(key, column, text, update_width=True)
                         self.cell_updates += 1
             self._cells[key] = cells
         if [row.key.value for row in self.ordered_rows] != wanted:
