@@ -23,7 +23,7 @@ STUDY_GAMES = 50
 def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     spl = cfg["sims_per_leaf"]
     timed = cfg["move_time"] > 0
-    it = f"{cfg['move_time']:g} s" if timed else cfg["iterations"]
+    it = f"{cfg['move_time']:g} s" if timed else f"{cfg['iterations']} iterations"
     budget = "" if timed else f"iterations={cfg['iterations']},"
     base = f"uct({budget}sims_per_leaf={spl}"
     template = "colosseum(seed={seed})" if cfg["size"] == 0 else f"colosseum(size={cfg['size']},seed={{seed}})"

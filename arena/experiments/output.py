@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from arena.experiments.core import Table
 
-RATE_COLUMNS = ("rate", "lo", "hi", "published")
+RATE_COLUMNS = ("rate", "lo", "hi", "published", "chance")
 
 
 def _fmt(table: Table, column: str, value: Any) -> str:
