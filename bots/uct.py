@@ -81,12 +81,12 @@ class UCTBot(BaseBot):
                  rollout: str = "random", final: str = "winrate", margin: float = 0.1, reuse: bool = False,
                  max_nodes: int = 2_000_000) -> None:
         super().__init__(game, seat, seed)
-        given = dict(iterations=iterations, c=c, expand=expand, sims_per_leaf=sims_per_leaf, rollout=rollout,
-                     final=final, margin=margin, reuse=reuse, max_nodes=max_nodes)
+        given = {"iterations": iterations, "c": c, "expand": expand, "sims_per_leaf": sims_per_leaf,
+                 "rollout": rollout, "final": final, "margin": margin, "reuse": reuse, "max_nodes": max_nodes}
         # Direct construction gets the same checks as a spec string.
-        p = {k: (v if v is None else self.params[k].convert(k, v)) for k, v in given.items()}
+        p: dict[str, Any] = {k: (v if v is None else self.params[k].convert(k, v)) for k, v in given.items()}
         self.iterations: int | None = p["iterations"]
-        self.c = p["c"]
+        self.c: str | float = p["c"]
         self.expand: str = p["expand"]
         self.sims_per_leaf: int = p["sims_per_leaf"] or SIMS_PER_LEAF[self.expand]
         self.rollout: str = p["rollout"]

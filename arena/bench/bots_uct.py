@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from arena.bench import Record, cost, interleaved, rate
 from bots.base import Limit

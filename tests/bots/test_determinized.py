@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from bots._uct import Search
 
 import bots
 import games
 from arena.play import play
-from bots._uct import Search
 from bots.base import Limit
 from bots.determinized import DeterminizedBot
 

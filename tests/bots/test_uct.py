@@ -10,11 +10,11 @@ import math
 from typing import Any
 
 import pytest
+from bots._uct import NODE_BYTES, Search
 
 import bots
 import games
 from arena.play import play
-from bots._uct import NODE_BYTES, Search
 from bots.base import Limit
 from bots.uct import UCTBot
 
@@ -26,9 +26,10 @@ def state_after(spec: str, actions: list[int]) -> Any:
     return state
 
 
-def searched(spec: str, game_spec: str, actions: list[int] = [], seed: int = 0, seat: int | None = None) -> UCTBot:
+def searched(spec: str, game_spec: str, actions: tuple[int, ...] = (), seed: int = 0,
+             seat: int | None = None) -> UCTBot:
     """A bot built from ``spec`` after one search from the position reached by ``actions``."""
-    state = state_after(game_spec, actions)
+    state = state_after(game_spec, list(actions))
     bot = bots.make(spec, state.game, state.current_player() if seat is None else seat, seed)
     bot.last_action = bot.step(state, Limit())
     return bot
@@ -44,8 +45,8 @@ def win_rates(bot: UCTBot) -> dict[int, float]:
 
 # ----- bad input ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("spec, message", [
-    ("uct(bogus=1)", "unknown parameter 'bogus'.*valid parameters: iterations, c, expand, sims_per_leaf, rollout, "
-                     "final, margin, reuse, max_nodes"),
+    ("uct(bogus=1)", ("unknown parameter 'bogus'.*valid parameters: iterations, c, expand, sims_per_leaf, "
+                      "rollout, final, margin, reuse, max_nodes")),
     ("uct(c=-1)", "'c'.*annealed or a number >= 0"),
     ("uct(c=warm)", "'c'.*annealed or a number >= 0"),
     ("uct(expand=some)", "'expand'.*one of all, one"),
