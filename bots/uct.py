@@ -120,7 +120,11 @@ class UCTBot(BaseBot):
         if iterations is None and deadline <= 0:
             iterations = FALLBACK_ITERATIONS
         history = list(state.history())
-        reused = self._reuse_tree(history) if self.reuse else (self.search.reset() or False)
+        if self.reuse:
+            reused = self._reuse_tree(history)
+        else:
+            self.search.reset()
+            reused = False
         start_visits = self.search.root_visits
         cap = memory_node_cap(limit.memory_mb)
         self.search.max_nodes = min(self.max_nodes, cap) if cap else self.max_nodes
