@@ -193,16 +193,16 @@ def run(quick: bool = False) -> Iterator[Record]:
 
 # ----- the Double Step study (Rafiq 2013), for docs/bots-mc.md ----------------------------------------------
 # Seat 0 (the study's Player 1, who moves first) wins out of 10,000 games on doublestep(length=10), pass rule.
+# The study's numbers live with the experiment that reproduces them in full (``arena experiment run doublestep-mc``).
+from arena.experiments.doublestep_mc import NS as STUDY_NS, T2, T3, T4, T5  # noqa: E402
+
 RAFIQ: dict[str, tuple[str, str, list[int]]] = {
-    "Table 2: MC(n) vs random": ("mc(n={n}{tb})", "random", [9765, 9768, 9770, 9763, 9792, 9886, 10000]),
-    "Table 3 diagonal: MC(n) vs MC(n)":
-        ("mc(n={n}{tb})", "mc(n={n}{tb})", [6870, 7203, 7597, 7189, 7491, 8080, 9122]),
-    "Table 4: HMC(n) vs random":
-        ("hmc(n={n}{tb})", "random", [9969, 9981, 10000, 10000, 10000, 10000, 10000]),
+    "Table 2: MC(n) vs random": ("mc(n={n}{tb})", "random", T2),
+    "Table 3 diagonal: MC(n) vs MC(n)": ("mc(n={n}{tb})", "mc(n={n}{tb})", [T3[i][i] for i in range(len(STUDY_NS))]),
+    "Table 4: HMC(n) vs random": ("hmc(n={n}{tb})", "random", T4),
     "Table 5 diagonal: HMC(n) vs MC(n)":
-        ("hmc(n={n}{tb})", "mc(n={n}{tb})", [9192, 9547, 9425, 9515, 9536, 9685, 10000]),
+        ("hmc(n={n}{tb})", "mc(n={n}{tb})", [T5[i][i] for i in range(len(STUDY_NS))]),
 }
-STUDY_NS = [1, 2, 4, 8, 16, 32, 64]
 
 
 def seat0_wins(spec: str, bot0: str, bot1: str, n_games: int, seed: int = 0) -> float:

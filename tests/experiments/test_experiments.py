@@ -85,7 +85,7 @@ def test_experiment_end_to_end(name: str, tmp_path) -> None:
 
 
 def test_results_do_not_depend_on_workers() -> None:
-    settings = {"games": "300", "n": "1/8", "lanes": "5/6"}
+    settings = {"games": "2500", "n": "1/8", "lanes": "5/6"}  # 3 tasks per cell
     one, _ = run_experiment("doublestep-laziness", settings, workers=1, quiet=True)
     two, _ = run_experiment("doublestep-laziness", settings, workers=2, quiet=True)
     assert [t.rows for t in one] == [t.rows for t in two]
