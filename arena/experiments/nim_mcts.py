@@ -4,9 +4,10 @@ at random, 300 games per match-up).
 Match-ups (the player under study first): MCTS vs random, strategic MCTS (greedy rollouts) vs MCTS,
 tree-reuse MCTS vs MCTS, MCTS vs greedy, and MCTS vs greedy on the coin variant. For the player under
 study, per starting-pile statistics of its decisions: popularity (decisions at that pile), confidence
-(win rate of the chosen root child), playouts and tree nodes per decision. The study's per-pile path
-lengths (average / median / maximum root-to-leaf depth) need a depth statistic the ``uct`` bot does not
-expose yet; tree nodes are given instead.
+(win rate of the chosen root child), playouts and tree nodes per decision, and the mean, median and
+maximum root-to-leaf path length of the tree (in decisions; the per-decision values averaged over the
+decisions at that pile). The ``uct`` bot keeps no depth statistics, so the tree is walked from outside
+after each decision with ``Search.visits_at(path)``.
 
 The study gave each MCTS 10 ms per move (100 ms against greedy); here the budget is ``iterations`` per
 move, so results do not depend on the machine's load.
@@ -30,11 +31,39 @@ MATCHUPS = [
 STUDY_GAMES = 300
 MAX_PILE = 50
 
-class _Recorder:
-    """Wraps a uct bot and keeps, per pile, [decisions, confidence sum, playouts sum, nodes sum]."""
+N_STATS = 7  # per pile: decisions, confidence, playouts, nodes, mean path, median path, max path (sums)
 
-    def __init__(self, bot: Any, stats: list[list[float]]) -> None:
-        self.bot, self.stats = bot, stats
+
+def leaf_depths(search: Any, state: Any) -> list[int]:
+    """Depths (decisions, chance edges not counted) of the leaves of a uct search tree rooted at ``state``,
+    found from outside through ``visits_at(path)``: a node is a leaf when none of its moves is in the tree."""
+    depths: list[int] = []
+    stack = [(state, [], 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if node.is_terminal():
+            depths.append(depth)
+            continue
+        chance = node.is_chance_node()
+        actions = [a for a, _ in node.chance_outcomes()] if chance else node.legal_actions()
+        children = 0
+        for a in actions:
+            child_path = path + [a]
+            if search.visits_at(child_path) >= 0:
+                children += 1
+                child = node.clone()
+                child.apply_action(a)
+                stack.append((child, child_path, depth + (0 if chance else 1)))
+        if not children:
+            depths.append(depth)
+    return depths
+
+
+class _Recorder:
+    """Wraps a uct bot and keeps per-pile sums of its decisions' statistics (N_STATS of them)."""
+
+    def __init__(self, bot: Any, stats: list[list[float]], paths: bool) -> None:
+        self.bot, self.stats, self.paths = bot, stats, paths
         self.name = getattr(bot, "name", "bot")
 
     def step(self, state: Any, limit: Any) -> int:
@@ -49,25 +78,31 @@ class _Recorder:
             row[1] += wins / visits if visits else 0.0
             row[2] += self.bot.last_search.get("playouts", 0)
             row[3] += self.bot.last_search.get("nodes", 0)
+            if self.paths:
+                depths = sorted(leaf_depths(search, state)) or [0]
+                row[4] += sum(depths) / len(depths)
+                row[5] += depths[len(depths) // 2]
+                row[6] += depths[-1]
         return action
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.bot, name)
 
-def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, n_games: int, seed: int) -> list:
+def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, paths: bool, n_games: int,
+             seed: int) -> list:
     """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
-    Returns [A's wins, games, then 4 stats per pile 0..MAX_PILE flattened]."""
+    Returns [A's wins, games, then N_STATS sums per pile 0..MAX_PILE flattened]."""
     import bots
     import games
     from arena.play import play
 
-    stats = [[0.0] * 4 for _ in range(MAX_PILE + 1)]
+    stats = [[0.0] * N_STATS for _ in range(MAX_PILE + 1)]
     wins = 0
     for g in range(n_games):
         rng = random.Random(derive_seed(seed, g))
         pile, a_seat = rng.randint(lo, hi), rng.randrange(2)
         game = games.load(f"nim(n={pile},k={k},coin={'true' if coin else 'false'})")
-        a = _Recorder(bots.make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats)
+        a = _Recorder(bots.make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats, paths)
         b = bots.make(b_spec, game, 1 - a_seat, derive_seed(seed, g, "b"))
         players = [a, b] if a_seat == 0 else [b, a]
         record = play(game, players, seed=derive_seed(seed, g, "chance"))
@@ -83,7 +118,8 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     specs = {"mcts": f"{base}{sep}iterations={it})", "strategic": f"{base}{sep}iterations={it},rollout=greedy)",
              "reuse": f"{base}{sep}iterations={it},reuse=true)"}
     chosen = [m for m in MATCHUPS if m[0] in cfg["matchups"]]
-    cells = [(name, (a.format(**specs), b.format(**specs), coin, k, cfg["pile_min"], cfg["pile_max"]))
+    cells = [(name, (a.format(**specs), b.format(**specs), coin, k, cfg["pile_min"], cfg["pile_max"],
+                   cfg["paths"]))
              for name, a, b, coin, _ in chosen]
     res = run_cells(runner, nim_task, cells, cfg["games"], 10, cfg["seed"])
     summary = Table("matchups", f"Nim (k={k}, pile {cfg['pile_min']}..{cfg['pile_max']}, seats at random): wins "
@@ -95,13 +131,15 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
         c = res[name]
         summary.add(c[0], int(c[1]), pub / STUDY_GAMES, matchup=name)
         t = Table(f"piles-{name}", f"{name}: per-pile statistics of {a.format(**specs)}",
-                  ["pile", "popularity", "confidence", "playouts", "nodes"], percent=False,
+                  ["pile", "popularity", "confidence", "playouts", "nodes"]
+                  + (["avg_path", "med_path", "max_path"] if cfg["paths"] else []), percent=False,
                   plot={"x": "pile", "y": "confidence", "series": None, "kind": "line"})
         flat = c[2:]
         for pile in range(MAX_PILE + 1):
-            d, conf, play_sum, nodes = flat[4 * pile:4 * pile + 4]
+            d, conf, play_sum, nodes, avg_p, med_p, max_p = flat[N_STATS * pile:N_STATS * (pile + 1)]
             if d:
-                t.add(pile=pile, popularity=int(d), confidence=conf / d, playouts=play_sum / d, nodes=nodes / d)
+                t.add(pile=pile, popularity=int(d), confidence=conf / d, playouts=play_sum / d, nodes=nodes / d,
+                      avg_path=avg_p / d, med_path=med_p / d, max_path=max_p / d)
         tables.append(t)
     return tables
 
@@ -114,6 +152,8 @@ PARAMS = {
     "iterations": Param(int, 2000, "MCTS iterations per move (the study: 10 ms, about 1,000-7,000 playouts)",
                         min=1),
     "k": Param(int, 3, "most counters per move", min=1, max=50),
+    "paths": Param(bool, True, "root-to-leaf path lengths of the tree after each decision (walked from Python "
+                   "through uct's visits_at: the slow part of this experiment)"),
     "pile_min": Param(int, 20, "smallest starting pile", min=1, max=MAX_PILE),
     "pile_max": Param(int, 50, "largest starting pile", min=1, max=MAX_PILE),
 }
