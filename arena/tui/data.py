@@ -145,6 +145,19 @@ def result_text(returns: list[float], players: list[str]) -> str:
     return " & ".join(names) + (" won" if len(top) == 1 else " drew")
 
 
+def short_spec(spec: str) -> str:
+    """A game spec without its ``seed`` parameter, for narrow columns (the replay shows the full spec).
+
+    >>> short_spec("nim(seed=2832099861741452824)"), short_spec("hex(size=5,seed=7,pie=true)")
+    ('nim', 'hex(size=5,pie=true)')
+    """
+    name, _, rest = spec.partition("(")
+    if not rest:
+        return spec
+    params = [p for p in rest.rstrip(")").split(",") if p.strip() and not p.strip().startswith("seed=")]
+    return f"{name}({','.join(params)})" if params else name
+
+
 def reason_text(terminations: list[str]) -> str:
     """``normal``, or the failures with their seats: ``timeout@1``."""
     bad = [f"{t}@{i}" for i, t in enumerate(terminations) if t != "normal"]
@@ -286,7 +299,7 @@ class StoreReader:
             self.trends.reset(league.id)
         rows = [self._row(bots.get(b), b, shown[b], self.trends.trend(scope, b)) for b in leaderboard_order(shown)]
         labels = {b.id: b.label for b in bots.values()}
-        games = [GameRow(g.id, g.game, tuple(labels.get(b, p) for b, p in zip(g.seats, g.players)),
+        games = [GameRow(g.id, short_spec(g.game), tuple(labels.get(b, p) for b, p in zip(g.seats, g.players)),
                          result_text(g.returns, [labels.get(b, p) for b, p in zip(g.seats, g.players)]),
                          reason_text(g.terminations), g.moves, g.duration)
                  for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tui.data import StoreReader, TrendCache, Unavailable
+from arena.tui.data import StoreReader, TrendCache, Unavailable, short_spec
 from leaderboards.ratings import ALL, leaderboard_order
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.storefix import Fixture
@@ -147,3 +147,10 @@ def test_bot_detail_and_replay_data(fixture_store: Fixture) -> None:
     with pytest.raises(Unavailable):
         reader.replay(10_000)
     reader.close()
+
+
+def test_short_spec_drops_only_the_seed() -> None:
+    assert short_spec("nim(seed=2832099861741452824)") == "nim"
+    assert short_spec("hex(size=5,seed=7,pie=true)") == "hex(size=5,pie=true)"
+    assert short_spec("doublestep") == "doublestep"
+    assert short_spec("colosseum(size=6)") == "colosseum(size=6)"
