@@ -27,7 +27,7 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     budget = "" if timed else f"iterations={cfg['iterations']},"
     base = f"uct({budget}sims_per_leaf={spl}"
     template = "colosseum(seed={seed})" if cfg["size"] == 0 else f"colosseum(size={cfg['size']},seed={{seed}})"
-    cells = [("annealed", (template, base + ",c=annealed)", base + f",c={cfg['constant_c']})", cfg["max_moves"],
+    cells: list[tuple[Any, tuple]] = [("annealed", (template, base + ",c=annealed)", base + f",c={cfg['constant_c']})", cfg["max_moves"],
                           cfg["move_time"])),
              ("reuse", (template, base + ",reuse=true)", base + ",reuse=false)", cfg["max_moves"], cfg["move_time"]))]
     cells += [(("spl", s), (template, f"uct({budget}sims_per_leaf={s})",

@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from arena.errors import ConfigError
 from games.errors import GameSpecError
@@ -72,10 +73,10 @@ class Runner:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def __enter__(self) -> "Runner":
+    def __enter__(self) -> "Runner":  # noqa: PYI034 (final in practice)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

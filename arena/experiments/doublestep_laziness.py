@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.experiments.core import (TIE_PARAM_CHOICES, Experiment, Runner, Table, common_params, list_param,
-                                    run_cells)
+from arena.experiments.core import (
+    TIE_PARAM_CHOICES,
+    Experiment,
+    Runner,
+    Table,
+    common_params,
+    list_param,
+    run_cells,
+)
 from arena.experiments.tasks import mc_games
 from games.spec import Param
 

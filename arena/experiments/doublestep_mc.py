@@ -13,8 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.experiments.core import (TIE_CODES, TIE_PARAM_CHOICES, Experiment, Runner, Table, common_params,
-                                    list_param, run_cells)
+from arena.experiments.core import (
+    TIE_CODES,
+    TIE_PARAM_CHOICES,
+    Experiment,
+    Runner,
+    Table,
+    common_params,
+    list_param,
+    run_cells,
+)
 from arena.experiments.tasks import bot_games, mc_games
 from games.spec import Param
 
@@ -96,8 +104,9 @@ def decision_task(length: int, overshoot: str, n: int, level: int, tie: str, rul
     """Self-play of MC(n) (level 1) or HMC(n) (level 2+) on ``doublestep(length)``; counts every decision
     of both players. Returns [decisions by position (length), optimal by position (length), decisions by
     distance (max_diff + 1), optimal by distance (max_diff + 1)]."""
-    import games
     from bots._mc import MCSearch
+
+    import games
     from arena.experiments.core import derive_seed
 
     game = games.load(f"doublestep(length={length},overshoot={overshoot})")
@@ -132,6 +141,7 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     mc = "mc(n={n}" + f",tie_break={tie})"
     wanted = set(cfg["tables"])
     tables: list[Table] = []
+    cells: list[tuple[Any, tuple]]
     cols = ["games", "wins", "rate", "lo", "hi", "published"]
 
     def share(counts: list, seat: int = 0) -> float:

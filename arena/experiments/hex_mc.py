@@ -16,15 +16,23 @@ import random
 import statistics
 from typing import Any
 
-from arena.experiments.core import (TIE_PARAM_CHOICES, Experiment, Runner, Table, common_params, derive_seed,
-                                    list_param, run_cells)
+from arena.experiments.core import (
+    TIE_PARAM_CHOICES,
+    Experiment,
+    Runner,
+    Table,
+    common_params,
+    derive_seed,
+    list_param,
+    run_cells,
+)
 from arena.experiments.tasks import mc_games
 from games.spec import Param
 
 FIG2 = {500: 152, 1000: 165, 3000: 185, 5000: 194, 7000: 195, 10000: 199, 13000: 199}  # out of 200
 FIG2_GAMES = 200
 # Figure 4: (moves on the board, goal probability, {N: (stdev, mean)}).
-FIG4 = [
+FIG4: list[tuple[int, float, dict[int, tuple[float, float]]]] = [
     (3, 0.56902, {1000: (0.00116, 0.56988), 3000: (0.00077, 0.56942), 5000: (0.00061, 0.56892)}),
     (3, 0.60952, {1000: (0.00105, 0.60774), 3000: (0.00078, 0.60916), 5000: (0.00072, 0.60928)}),
     (5, 0.56644, {1000: (0.00083, 0.56632), 3000: (0.00059, 0.56640), 5000: (0.00047, 0.56589)}),
@@ -102,13 +110,13 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
                   f"evaluation={cfg['evaluation']}); the study's boards differ from ours",
                   ["board", "moves", "N", "mean", "stdev", "binom_sd", "study_sd", "study_mean"],
                   plot={"x": "N", "y": "stdev", "series": "board", "kind": "line"}, percent=False)
-        for b, (moves, _, pub) in enumerate(boards):
+        for b, (moves, _, published) in enumerate(boards):
             for n in cfg["noise_n"]:
                 vals = res[(b, n)]
                 mean = statistics.fmean(vals)
                 state = random_board(cfg["size"], moves, derive_seed(cfg["seed"], "board", b))
                 k = 1 if cfg["evaluation"] == "total" else len(state.legal_actions())
-                p_std, p_mean = pub.get(n, (None, None))
+                p_std, p_mean = published.get(n, (None, None))
                 t.add(board=b, moves=moves, N=n, mean=mean, stdev=statistics.stdev(vals) if len(vals) > 1 else 0.0,
                       binom_sd=math.sqrt(max(mean * (1 - mean), 0.0) / (n * k)),
                       study_sd=p_std, study_mean=p_mean)

@@ -38,7 +38,7 @@ def leaf_depths(search: Any, state: Any) -> list[int]:
     """Depths (decisions, chance edges not counted) of the leaves of a uct search tree rooted at ``state``,
     found from outside through ``visits_at(path)``: a node is a leaf when none of its moves is in the tree."""
     depths: list[int] = []
-    stack = [(state, [], 0)]
+    stack: list[tuple[Any, list[int], int]] = [(state, [], 0)]
     while stack:
         node, path, depth = stack.pop()
         if node.is_terminal():

@@ -8,8 +8,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from arena.experiments.core import Table
 
@@ -124,7 +125,7 @@ def terminal_plot(table: Table, height: int = 12) -> str:
     for k, ys in enumerate(series.values()):
         for i, y in enumerate(ys):
             if y is not None:
-                r = height - 1 - int(round((y - lo) / span * (height - 1)))
+                r = height - 1 - round((y - lo) / span * (height - 1))
                 grid[r][i * step + step // 2] = MARKERS[k % len(MARKERS)]
     lines = [table.title]
     for r, cells in enumerate(grid):

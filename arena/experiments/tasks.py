@@ -5,8 +5,9 @@ Each takes its cell's arguments, then ``n_games`` and the task's ``seed``, and r
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from arena.experiments.core import TIE_CODES, derive_seed
 

@@ -66,7 +66,7 @@ def test_seeds_and_chunks() -> None:
 # ----- every experiment end to end --------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_experiment_end_to_end(name: str, tmp_path) -> None:
-    tables, summary = run_experiment(name, TINY[name], workers=1, out=tmp_path, plot=True, quiet=True)
+    tables, _summary = run_experiment(name, TINY[name], workers=1, out=tmp_path, plot=True, quiet=True)
     shapes = {t.name: len(t.rows) for t in tables}
     for table_name, rows in SHAPES[name].items():
         assert shapes.get(table_name) == rows, (table_name, shapes)
