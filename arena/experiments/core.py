@@ -73,7 +73,7 @@ class Runner:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
-    def __enter__(self) -> "Runner":  # noqa: PYI034 (final in practice)
+    def __enter__(self) -> Runner:  # noqa: PYI034 (final in practice)
         return self
 
     def __exit__(self, *exc: object) -> None:
