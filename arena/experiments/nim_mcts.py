@@ -88,14 +88,16 @@ class _Recorder:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.bot, name)
 
-def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, paths: bool, n_games: int,
-             seed: int) -> list:
+def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, paths: bool, move_time: float,
+             n_games: int, seed: int) -> list:
     """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
     Returns [A's wins, games, then N_STATS sums per pile 0..MAX_PILE flattened]."""
     import bots
     import games
     from arena.play import play
+    from bots.base import Limit
 
+    limit = Limit(time=move_time) if move_time > 0 else None
     stats = [[0.0] * N_STATS for _ in range(MAX_PILE + 1)]
     wins = 0
     for g in range(n_games):
@@ -105,25 +107,29 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
         a = _Recorder(bots.make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats, paths)
         b = bots.make(b_spec, game, 1 - a_seat, derive_seed(seed, g, "b"))
         players = [a, b] if a_seat == 0 else [b, a]
-        record = play(game, players, seed=derive_seed(seed, g, "chance"))
+        record = play(game, players, seed=derive_seed(seed, g, "chance"), limit=limit)
         wins += record.winner() == a_seat
     return [wins, n_games] + [x for row in stats for x in row]
 
 def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
-    it, k = cfg["iterations"], cfg["k"]
+    k = cfg["k"]
+    it = "" if cfg["move_time"] > 0 else f"iterations={cfg['iterations']}"
     base = cfg["mcts"].rstrip(")")
     sep = "," if "(" in base and not base.endswith("(") else ""
     if "(" not in base:
         base += "("
-    specs = {"mcts": f"{base}{sep}iterations={it})", "strategic": f"{base}{sep}iterations={it},rollout=greedy)",
-             "reuse": f"{base}{sep}iterations={it},reuse=true)"}
+    if not it:
+        sep = ""
+    specs = {"mcts": f"{base}{sep}{it})", "strategic": f"{base}{sep}{it},rollout=greedy)".replace("(,", "("),
+             "reuse": f"{base}{sep}{it},reuse=true)".replace("(,", "(")}
     chosen = [m for m in MATCHUPS if m[0] in cfg["matchups"]]
     cells = [(name, (a.format(**specs), b.format(**specs), coin, k, cfg["pile_min"], cfg["pile_max"],
-                   cfg["paths"]))
+                   cfg["paths"], cfg["move_time"]))
              for name, a, b, coin, _ in chosen]
     res = run_cells(runner, nim_task, cells, cfg["games"], 10, cfg["seed"])
     summary = Table("matchups", f"Nim (k={k}, pile {cfg['pile_min']}..{cfg['pile_max']}, seats at random): wins "
-                    f"of the first-named player; MCTS = {specs['mcts']}",
+                    f"of the first-named player; MCTS = {specs['mcts']}"
+                    + (f", {cfg['move_time']:g} s per move" if cfg["move_time"] > 0 else ""),
                     ["matchup", "games", "wins", "rate", "lo", "hi", "published"],
                     plot={"x": "matchup", "y": "rate", "series": None, "kind": "bar"})
     tables = [summary]
@@ -151,6 +157,8 @@ PARAMS = {
     "mcts": Param(str, "uct(expand=one,c=1.414)", "the base MCTS spec (the study: one child per expansion, UCB1)"),
     "iterations": Param(int, 2000, "MCTS iterations per move (the study: 10 ms, about 1,000-7,000 playouts)",
                         min=1),
+    "move_time": Param(float, 0.0, "seconds per move instead of iterations (the study: 0.01, and 0.1 against "
+                       "greedy); results then depend on the machine's load", min=0),
     "k": Param(int, 3, "most counters per move", min=1, max=50),
     "paths": Param(bool, True, "root-to-leaf path lengths of the tree after each decision (walked from Python "
                    "through uct's visits_at: the slow part of this experiment)"),
