@@ -15,7 +15,7 @@ from tests.leaderboards.support import arena, write
 LEAGUE = """
 name = "resume"
 games = ["nim", "doublestep(length=6)"]
-games_per_pairing = 4
+games_per_pairing = 8
 seed = 5
 database = "{db}"
 [[bots]]
@@ -26,7 +26,25 @@ games = ["nim"]
 [[bots]]
 spec = "mc(n=5)"
 """
-SCHEDULED = 3 * 4 + 1 * 4  # nim: 3 pairings, doublestep: random vs mc; 4 games each
+SCHEDULED = 3 * 8 + 1 * 8  # nim: 3 pairings, doublestep: random vs mc; 8 games each
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    """The process tree under pid; bots come and go while we look, so retry when one vanishes mid-walk."""
+    for _ in range(50):
+        try:
+            return psutil.Process(pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            if not psutil.pid_exists(pid):
+                return []
+    raise AssertionError(f"could not list the children of {pid}")
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _count(path):
@@ -61,15 +79,17 @@ def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_p
         proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "league", "run", "killed.toml", "-q", "-j", "2"],
                                 cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
-        while _count(tmp_path / "killed.sqlite") <= before and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(rng.uniform(0.0, 0.8))  # a random moment after it made progress: games are in flight
-        descendants = psutil.Process(proc.pid).children(recursive=True)  # workers and sandboxed bots
+        # A random moment after it made progress (1-4 more games stored): other games are in flight then.
+        target = before + rng.randint(1, 4)
+        while _count(tmp_path / "killed.sqlite") < target and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.05))
+        descendants = _descendants(proc.pid)  # workers and sandboxed bots
         proc.kill()  # SIGKILL: no cleanup code runs
         proc.wait()
         stored_at_kill.append(_count(tmp_path / "killed.sqlite"))
         _, alive = psutil.wait_procs(descendants, timeout=10)
-        assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], "workers or bots outlived the runner"
+        assert not [p for p in alive if _running(p)], "workers or bots outlived the runner"
     print(f"games stored when the runner was killed: {stored_at_kill} of {SCHEDULED}")
     assert 0 < stored_at_kill[0] and stored_at_kill[-1] < SCHEDULED  # the kills really interrupted the league
     resumed = arena(tmp_path, "league", "run", "killed.toml", "-q", "-j", "2")
