@@ -26,8 +26,8 @@ def run(quick: bool = False) -> Iterator[Record]:
     from games.doublestep import reference as ds_ref
     from games.nim import reference as nim_ref
 
-    reps = 3 if quick else 7
-    scale = 1 if quick else 4
+    reps = 3 if quick else 5
+    scale = 1 if quick else 2
     yield _pair("nim(n=50) random playouts", "nim(n=50)", lambda n: nim_ref.playouts(n, 50, 3),
                 200_000 * scale, 20_000 * scale, reps, "tuned Python", 30)
     for length in (10, 50):
@@ -36,7 +36,6 @@ def run(quick: bool = False) -> Iterator[Record]:
                     200_000 * scale, 10_000 * scale, reps, "tuned Python", 30)
     for extra in _optional_suites():
         yield from extra(quick)
-    # Playouts of the games that have no plain-Python twin: absolute rates, baseline = generic loop.
 
 
 def _optional_suites() -> list[Callable[[bool], Iterator[Record]]]:
