@@ -193,6 +193,8 @@ class BotCgroup:
         except OSError:
             return None
         if self.cpu_kind == "v2":
+            if text.startswith(b"usage_usec "):  # the first line on every kernel so far
+                return int(text[11:text.index(b"\n")]) / 1e6
             for line in text.split(b"\n"):
                 if line.startswith(b"usage_usec"):
                     return int(line.split()[1]) / 1e6

@@ -25,6 +25,11 @@ def _send(message: dict[str, Any]) -> None:
     protocol.write_frame(_OUT_FD, message)
 
 
+def _write_all(data: bytes) -> None:
+    while data:
+        data = data[os.write(_OUT_FD, data):]
+
+
 def _fail(reason: str, exc: BaseException | None = None) -> None:
     if exc is not None:
         try:
@@ -114,6 +119,7 @@ def serve() -> None:
     inform = getattr(bot, "inform", None)
     _send({"type": "ready", "layers": active})
     limits: dict[tuple[Any, Any, bool], Limit] = {}  # one Limit object per distinct limit (usually two)
+    limit: Limit | None = None
     while True:
         request = reader.read()
         if request is None:
@@ -130,17 +136,23 @@ def serve() -> None:
                     _fail("memory", exc)
                 except BaseException as exc:  # noqa: BLE001
                     _fail("crash", exc)
-        lim = request.get("limit", {})
-        key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")))
-        limit = limits.get(key)
-        if limit is None:
-            limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2])
+        lim = request.get("limit")
+        if lim is not None or limit is None:  # the referee sends the limit only when it changes
+            lim = lim or {}
+            key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")))
+            limit = limits.get(key)
+            if limit is None:
+                limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2])
         try:
-            answer = _as_action(bot.step(state.clone(), limit))
+            value = bot.step(state.clone(), limit)
         except MemoryError as exc:
             _fail("memory", exc)
         except BaseException as exc:  # noqa: BLE001
             _fail("crash", exc)
+        if type(value) is int and 0 <= value < 10**18:  # the common answer: one preformatted frame, one write
+            _write_all(protocol.answer_frame(request["id"], value))
+            continue
+        answer = _as_action(value)
         answer["id"] = request["id"]
         _send(answer)
 

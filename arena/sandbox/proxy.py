@@ -61,7 +61,9 @@ class BotProcess:
         self.uid: int | None = None
         self._game = game
         self._num_actions = game.num_distinct_actions()
-        self._limit_json: dict[tuple[float, bool], bytes] = {}
+        self._limit_sent: tuple[float, bool] | None = None
+        self._schedstat_fd = -1
+        self._frozen = False
         self._sent = 0
         self._moves = 0
         self._next_id = 1
@@ -124,15 +126,23 @@ class BotProcess:
         self._sent = len(history)
         request_id = self._next_id
         self._next_id += 1
-        limit_json = self._limit_json.get((seconds, first))
-        if limit_json is None:  # the limit part is one of two constants: encode it once
-            limit_json = self._limit_json[(seconds, first)] = protocol.encode_value(
-                {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first})
-        frame = protocol.frame(b'{"type":"step","id":%d,"actions":%s,"limit":%s}'
-                               % (request_id, protocol.encode_value(actions), limit_json))
-        self._thaw()
+        key = (seconds, first)
+        if key == self._limit_sent:  # the host keeps the last limit: send it only when it changes
+            frame = protocol.step_frame(request_id, actions)
+        else:
+            self._limit_sent = key
+            frame = protocol.step_frame(request_id, actions, protocol.encode_value(
+                {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first}))
         try:
-            self._write(frame, deadline)
+            # Write first, then thaw: the frozen bot cannot read it yet, and it wakes once (with its
+            # request waiting) instead of waking on the thaw and again on the write.
+            try:
+                written = os.write(self._req_w, frame)  # a request fits the pipe: almost always one write
+            except (BlockingIOError, BrokenPipeError):
+                written = 0
+            if written < len(frame):
+                self._write(frame[written:], deadline)
+            self._thaw()
             while True:
                 reply = self._read_message(deadline)
                 reply_id = reply.get("id")
@@ -194,6 +204,7 @@ class BotProcess:
                 pass
             except BrokenPipeError:
                 self._died()
+            self._thaw()  # a full pipe: a frozen bot could never empty it
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._timed_out()
@@ -208,16 +219,27 @@ class BotProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._timed_out()
-            ready = {fd for fd, _ in self._read_poll.poll(remaining * 1000)}
-            if self._err_r in ready:
+            events = self._read_poll.poll(remaining * 1000)
+            if len(events) == 1 and events[0][0] == self._resp_r:  # the usual case: an answer, nothing on stderr
+                answer = True
+            else:
                 self._drain_stderr()
-            if self._resp_r in ready:
+                answer = any(fd == self._resp_r for fd, _ in events)
+            if answer:
                 try:
                     chunk = os.read(self._resp_r, 1 << 16)
                 except BlockingIOError:
                     continue
                 if not chunk:
                     self._died()
+                if not self._buffer and len(chunk) >= 4:  # usually exactly one whole frame: no buffering
+                    (length,) = protocol.HEADER.unpack_from(chunk)
+                    if length == len(chunk) - 4 and length <= protocol.MAX_BOT_MESSAGE:
+                        try:
+                            return protocol.decode_answer(chunk[4:])
+                        except FrameError as exc:
+                            self._kill()
+                            raise ProtocolError(str(exc)) from None
                 self._buffer += chunk
                 if len(self._buffer) > protocol.MAX_BOT_MESSAGE + protocol.HEADER.size:
                     self._check_header()
@@ -238,7 +260,7 @@ class BotProcess:
                 return None
             body = bytes(self._buffer[4:4 + length])
             del self._buffer[:4 + length]
-            return protocol.decode(body)
+            return protocol.decode_answer(body)
         except FrameError as exc:
             self._kill()
             raise ProtocolError(str(exc)) from None
@@ -297,24 +319,41 @@ class BotProcess:
     # -- process control ---------------------------------------------------------------------------
     def _freeze(self) -> None:
         if self._cg is not None:
+            if self._frozen:  # already frozen (a timeout path freezes twice): keep the move's CPU time
+                return
             self._cg.freeze(True)
+            self._frozen = True
             cpu = self._cg.cpu_seconds()
             if cpu is not None:
                 self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
                 self._cpu_mark = cpu
         elif self.proc is not None:  # no cgroup: the main thread's CPU time from schedstat
-            cpu = _schedstat_seconds(self.proc.pid)
+            cpu = self._schedstat()
             if cpu is not None:
                 self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
                 self._cpu_mark = cpu
 
     def _thaw(self) -> None:
         if self._cg is not None:
-            self._cg.freeze(False)
+            if self._frozen:
+                self._cg.freeze(False)
+                self._frozen = False
             if self._cpu_mark is None:
                 self._cpu_mark = self._cg.cpu_seconds()
         elif self.proc is not None and self._cpu_mark is None:
-            self._cpu_mark = _schedstat_seconds(self.proc.pid)
+            self._cpu_mark = self._schedstat()
+
+    def _schedstat(self) -> float | None:
+        """The bot's main-thread CPU seconds; the file stays open (one pread per move, not open+read+close)."""
+        if self._schedstat_fd < 0:
+            try:
+                self._schedstat_fd = os.open(f"/proc/{self.proc.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except (OSError, AttributeError):
+                return None
+        try:
+            return int(os.pread(self._schedstat_fd, 256, 0).split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return None
 
     def _kill(self) -> None:
         """Kills the whole process tree (cgroup.kill where available)."""
@@ -338,7 +377,9 @@ class BotProcess:
             self._cg.destroy()
         if self._slot is not None:
             self._slot.release()
-        for fd in (self._req_w, self._resp_r, self._err_r):
+        for fd in (self._req_w, self._resp_r, self._err_r, self._schedstat_fd):
+            if fd < 0:
+                continue
             try:
                 os.close(fd)
             except OSError:
@@ -355,11 +396,3 @@ class BotProcess:
             self.close()
         except Exception:  # noqa: BLE001
             pass
-
-
-def _schedstat_seconds(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None

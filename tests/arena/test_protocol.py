@@ -121,3 +121,46 @@ def test_frame_reader_splits_a_stream_into_frames():
         os.close(r)
         if w >= 0:
             os.close(w)
+
+
+@pytest.mark.parametrize("body", [
+    b'{"id":1,"action":0}', b'{"id":12,"action":345}', b'{"id":999999999999999999,"action":999999999999999999}',
+    b'{"id":01,"action":3}', b'{"id":1,"action":-3}', b'{"id":1,"action":3.0}', b'{"id":1, "action":3}',
+    b'{"action":3,"id":1}', b'{"id":1,"action":3,"x":1}', b'{"id":1,"action":1e3}', b'{"id":0,"action":2}',
+    b'{"id":1,"action":3}\n', b'{"id":1,"action":NaN}', b'{"id":1,"action":"3"}',
+])
+def test_answer_fast_path_agrees_with_strict_json(body):
+    try:
+        expected = protocol.decode(body)
+    except protocol.FrameError:
+        with pytest.raises(protocol.FrameError):
+            protocol.decode_answer(body)
+        return
+    assert protocol.decode_answer(body) == expected
+
+
+def test_answer_frame_is_what_the_referee_parses():
+    frame = protocol.answer_frame(7, 42)
+    assert protocol.frame_length(frame[:4], protocol.MAX_BOT_MESSAGE) == len(frame) - 4
+    assert protocol.decode_answer(frame[4:]) == {"id": 7, "action": 42}
+
+
+@pytest.mark.parametrize("actions,limit", [([], None), ([3], None), ([0, 17, 2], None),
+                                           ([1, 2], b'{"time":2.0,"memory_mb":500,"first_move":false}')])
+def test_step_frame_round_trips_through_the_bot_side_reader(actions, limit):
+    frame = protocol.step_frame(5, actions, limit)
+    expected = {"type": "step", "id": 5, "actions": actions}
+    if limit:
+        expected["limit"] = {"time": 2.0, "memory_mb": 500, "first_move": False}
+    assert protocol.decode(frame[4:], max_depth=None) == expected
+    r, w = os.pipe()
+    try:
+        os.write(w, frame + frame)  # two frames in one read: the buffered path
+        reader = protocol.FrameReader(r)
+        assert reader.read() == expected
+        assert reader.read() == expected
+        os.write(w, frame)  # one frame per read: the direct path
+        assert reader.read() == expected
+    finally:
+        os.close(r)
+        os.close(w)
