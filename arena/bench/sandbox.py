@@ -83,6 +83,38 @@ def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
     return times, sandbox.active_layers()
 
 
+def round_trips(moves: int, rounds: int = 3) -> tuple[float, float, list[str]]:
+    """(raw median, sandboxed median, layers) in seconds: ``rounds`` alternating runs of each, the median
+    over all samples, so a slow phase of a shared machine hits both sides alike."""
+    raw: list[float] = []
+    boxed: list[float] = []
+    layers: list[str] = []
+    for _ in range(rounds):
+        raw += raw_pipe_round_trip(moves // rounds)
+        times, layers = sandboxed_round_trip(moves // rounds)
+        boxed += times
+    return statistics.median(raw), statistics.median(boxed), layers
+
+
+def round_trips_on_one_cpu(moves: int) -> tuple[float, float] | None:
+    """``round_trips`` in a fresh process pinned to one CPU, so the echo child / the fork server and
+    its bots share the referee's CPU: the comparison without cross-CPU wake-ups (which a VM makes
+    expensive, ~6 us each). None when affinity cannot be set."""
+    import json
+    import subprocess
+    import sys
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpu = min(os.sched_getaffinity(0))
+    code = (f"import os, json; os.sched_setaffinity(0, {{{cpu}}}); from arena.bench.sandbox import round_trips; "
+            f"print(json.dumps(round_trips({moves})[:2]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        return None
+    raw, boxed = json.loads(out.stdout.strip().splitlines()[-1])
+    return raw, boxed
+
+
 def start_to_first_move(isolate: bool, n: int) -> list[float]:
     """Seconds from creating a bot process to its first answered move.
 
@@ -148,15 +180,20 @@ def games_per_second(n: int) -> tuple[float, float, str]:
 
 def run(quick: bool = False) -> Iterable[Record]:
     """The suite's records (``quick``: fewer repetitions)."""
-    moves = 300 if quick else 2000
-    raw = statistics.median(raw_pipe_round_trip(moves))
-    boxed_times, layers = sandboxed_round_trip(moves)
-    boxed = statistics.median(boxed_times)
+    moves = 300 if quick else 3000
+    raw, boxed, layers = round_trips(moves)
     overhead = boxed - raw
     yield cost(SUITE, "per-move round trip (median, sandboxed trivial bot)", boxed * 1e6, "us",
                "raw os.pipe round trip", raw * 1e6, target=raw / (raw + 50e-6),
-               note=f"overhead {overhead * 1e6:.1f} us per move (target <= 50 us); JSON frames, freeze/thaw, "
-                    f"CPU accounting included; layers: {', '.join(layers)}")
+               note=f"overhead {overhead * 1e6:.1f} us per move (target <= 50 us); default CPU placement; JSON "
+                    f"frames, freeze/thaw, CPU accounting included; layers: {', '.join(layers)}")
+    pinned = round_trips_on_one_cpu(moves)
+    if pinned is not None:
+        raw1, boxed1 = pinned
+        yield cost(SUITE, "per-move round trip, referee and bot on one CPU (median)", boxed1 * 1e6, "us",
+                   "raw os.pipe round trip on one CPU", raw1 * 1e6, target=raw1 / (raw1 + 50e-6),
+                   note=f"overhead {(boxed1 - raw1) * 1e6:.1f} us per move (target <= 50 us); both sides pinned "
+                        "to one CPU: no cross-CPU wake-ups")
     starts = 3 if quick else 10
     plain = statistics.median(start_to_first_move(False, starts))
     boxed_start = statistics.median(start_to_first_move(True, starts))

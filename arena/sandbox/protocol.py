@@ -86,8 +86,8 @@ def decode_request(body: bytes) -> dict[str, Any]:
 
 def step_frame(request_id: int, actions: list[int], limit_json: bytes | None = None) -> bytes:
     """The referee's ``step`` frame; ``actions`` are game action ids (plain ints: JSON is their decimal text)."""
-    body = b'{"type":"step","id":%d,"actions":[%s]%s}' % (
-        request_id, ",".join(map(str, actions)).encode(), b',"limit":' + limit_json if limit_json else b"")
+    body = b'{"type":"step","id":%d,"actions":%s%s}' % (  # repr of a list of ints is its JSON plus spaces
+        request_id, repr(actions).replace(" ", "").encode(), b',"limit":' + limit_json if limit_json else b"")
     return HEADER.pack(len(body)) + body
 
 
