@@ -274,6 +274,8 @@ def _worker_init() -> None:
         pass
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle
+    from arena.sandbox.runner import warm_up
+    warm_up()  # this worker's own fork server, started once and reused for all its games
 
 
 class LocalBackend:

@@ -47,6 +47,19 @@ def zygote_argv() -> list[str]:
              "from arena.sandbox.zygote import serve; serve(int(sys.argv[1]))")]
 
 
+def warm_up() -> None:
+    """Does this process's one-time sandbox set-up now (layer checks, the cgroup probe, the fork server), so a
+    league worker's first game does not pay for it. Best effort: the first bot start retries what failed."""
+    try:
+        for layer in ("mount_namespace", "landlock", "seccomp"):
+            check.active(layer)
+        cgroups.probe()
+        if zygote.enabled():
+            zygote.get(zygote_argv(), dict(BOT_ENV))
+    except Exception:  # noqa: BLE001 - not fatal here
+        pass
+
+
 class Sandbox:
     """Per-game launcher: knows the active layers, derives rlimits from the Limits and starts bots."""
 
@@ -98,6 +111,17 @@ class Sandbox:
             out.append((resource.RLIMIT_NPROC, self.limits.max_processes))
         return out
 
+    def _preload(self, bot: dict[str, Any]) -> dict[str, str]:
+        """The built-in game and bot names the fork server should have imported before forking this bot."""
+        names = {"game": getattr(self.game, "name", "")}
+        if bot["kind"] == "builtin":
+            from bots.registry import parse_bot_spec
+            try:
+                names["bot"] = parse_bot_spec(bot["spec"])[0]
+            except ValueError:
+                pass
+        return names
+
     def start(self, bot: dict[str, Any], fds: tuple[int, int], stderr_fd: int) -> tuple[Any, Any, Any, spawn.Plan]:
         """Starts one bot process. Returns (Popen, BotCgroup or None, Slot or None, Plan).
 
@@ -118,7 +142,8 @@ class Sandbox:
             proc: Any = None  # a Popen or a zygote.ZygoteChild (same interface)
             if zygote.enabled():
                 try:
-                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd))
+                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd),
+                                                                          self._preload(bot))
                 except OSError:
                     proc = None  # fall back to a fresh interpreter
             if proc is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -85,6 +86,7 @@ def serve(control_fd: int) -> None:
             os._exit(0)
         reap()
         if request["op"] == "spawn":
+            _preload(request.get("preload") or {})
             plan = spawn.Plan(**request["plan"])
             pid = os.fork()
             if pid == 0:
@@ -95,10 +97,45 @@ def serve(control_fd: int) -> None:
             _send(sock, {"pid": pid})
         elif request["op"] == "status":
             pid, deadline = request["pid"], time.monotonic() + request["timeout"]
+            if pid not in statuses and pid in children and request["timeout"] > 0:
+                _wait_exit(pid, request["timeout"])
+                reap()
             while pid not in statuses and pid in children and time.monotonic() < deadline:
                 time.sleep(0.002)
                 reap()
             _send(sock, {"status": statuses.pop(pid, None), "running": pid in children})
+
+
+def _wait_exit(pid: int, timeout: float) -> None:
+    """Sleeps until child ``pid`` exits or ``timeout`` passes (a pidfd wakes exactly at the exit)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return
+    try:
+        select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+
+
+_PRELOADED: set[tuple[str, str]] = set()
+
+
+def _preload(names: dict[str, Any]) -> None:
+    """Imports the modules of a built-in game and bot once, here, so that every later bot forked for them
+    starts with them loaded (~2-5 ms of CPU saved per bot). Names are looked up in the registries (only
+    project modules are ever imported); an unknown or broken name is left for the child to report."""
+    from bots.registry import bot_class
+    from games.registry import game_class
+    for kind, lookup in (("game", game_class), ("bot", bot_class)):
+        name = names.get(kind)
+        if not isinstance(name, str) or (kind, name) in _PRELOADED:
+            continue
+        _PRELOADED.add((kind, name))
+        try:
+            lookup(name)
+        except Exception:  # noqa: BLE001 - the bot's own start reports it
+            pass
 
 
 def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
@@ -184,10 +221,12 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
-        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end)."""
+    def spawn(self, plan: Any, fds: tuple[int, int, int], preload: dict[str, str] | None = None) -> ZygoteChild:
+        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end);
+        ``preload``: ``{"game": name, "bot": name}`` of built-ins the zygote imports first (see ``_preload``)."""
         with self._lock:
-            _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()]}, list(fds))
+            _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()],
+                               "preload": preload or {}}, list(fds))
             reply, _ = _recv(self._sock)
         if reply is None:
             raise OSError("the bot fork server exited")
