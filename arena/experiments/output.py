@@ -97,12 +97,13 @@ def _series(table: Table) -> tuple[list[str], dict[str, list[float | None]]]:
     for row in table.rows:
         name = f"{s_col}={row[s_col]}" if s_col else "ours"
         series.setdefault(name, [None] * len(xs))[xs.index(str(row[x_col]))] = row.get(y_col)
-    if not s_col and "published" in table.columns:
-        pubs: list[float | None] = [None] * len(xs)
+    if "published" in table.columns and y_col == "rate":
+        # The study's numbers as their own series ("study" or "study n=1"), drawn dashed in PNGs.
+        pubs: dict[str, list[float | None]] = {}
         for row in table.rows:
-            pubs[xs.index(str(row[x_col]))] = row.get("published")
-        if any(p is not None for p in pubs):
-            series["study"] = pubs
+            name = f"study {s_col}={row[s_col]}" if s_col else "study"
+            pubs.setdefault(name, [None] * len(xs))[xs.index(str(row[x_col]))] = row.get("published")
+        series.update({k: v for k, v in pubs.items() if any(p is not None for p in v)})
     return xs, series
 
 
@@ -115,6 +116,8 @@ def terminal_plot(table: Table, height: int = 12) -> str:
     if not table.plot:
         return ""
     xs, series = _series(table)
+    # Per-series study curves would double the markers of a text grid: only a single "study" is drawn.
+    series = {k: v for k, v in series.items() if not k.startswith("study ")}
     values = [y for ys in series.values() for y in ys if y is not None]
     if not values:
         return ""
@@ -151,11 +154,16 @@ def png_plot(table: Table, path: Path) -> Path | None:
     xs, series = _series(table)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     idx = list(range(len(xs)))
+    colours: dict[str, Any] = {}
     for name, ys in series.items():
         pts = [(i, y) for i, y in zip(idx, ys) if y is not None]
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name,
-                    linestyle="--" if name == "study" else "-")
+        if not pts:
+            continue
+        study = name.startswith("study")
+        key = name.removeprefix("study").strip() or "ours"
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="x" if study else "o",
+                        label=name, linestyle="--" if study else "-", color=colours.get(key))
+        colours.setdefault(key, line.get_color())
     ax.set_xticks(idx, xs, rotation=45 if len(xs) > 12 else 0)
     ax.set_xlabel(table.plot["x"])
     ax.set_ylabel(table.plot.get("y", "rate"))
