@@ -346,9 +346,11 @@ class BotProcess:
     def _schedstat(self) -> float | None:
         """The bot's main-thread CPU seconds; the file stays open (one pread per move, not open+read+close)."""
         if self._schedstat_fd < 0:
+            if self.proc is None:
+                return None
             try:
                 self._schedstat_fd = os.open(f"/proc/{self.proc.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            except (OSError, AttributeError):
+            except OSError:
                 return None
         try:
             return int(os.pread(self._schedstat_fd, 256, 0).split()[0]) / 1e9

@@ -56,7 +56,7 @@ def warm_up() -> None:
         cgroups.probe()
         if zygote.enabled():
             zygote.get(zygote_argv(), dict(BOT_ENV))
-    except Exception:  # noqa: BLE001 - not fatal here
+    except Exception:  # noqa: BLE001, S110 - not fatal here: the first bot start retries it
         pass
 
 

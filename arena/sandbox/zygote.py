@@ -134,7 +134,7 @@ def _preload(names: dict[str, Any]) -> None:
         _PRELOADED.add((kind, name))
         try:
             lookup(name)
-        except Exception:  # noqa: BLE001 - the bot's own start reports it
+        except Exception:  # noqa: BLE001, S110 - the bot's own start reports it
             pass
 
 

@@ -12,7 +12,7 @@ def test_preload_imports_registered_modules_and_ignores_unknown_names():
             "zygote._preload({'game': 'no-such-game', 'bot': 'no-such-bot'}); "
             "zygote._preload({'game': 3, 'bot': None}); "
             "print('games.nim' in sys.modules, 'bots.greedy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True"]
 
