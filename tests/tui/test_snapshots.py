@@ -5,7 +5,6 @@ look at the report before committing.
 """
 from __future__ import annotations
 
-import random
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-import games
 from arena.tui import boards
 from arena.tui.app import ArenaApp
 from arena.tui.data import ReplayData
@@ -22,6 +20,7 @@ from arena.tui.replay import Replay
 from arena.tui.screens import BotDetailScreen, PickerScreen, ReplayScreen
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.conftest import wait_for
+from tests.tui.test_boards import random_state
 
 SIZE = (80, 24)
 
@@ -152,16 +151,7 @@ class ReplayOnly(App[None]):
 
 
 def random_game(spec: str, seed: int, moves: int) -> ReplayData:
-    state = games.load(spec).new_initial_state()
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    state = random_state(spec, seed, moves)
     players = [f"bot{i}" for i in range(len(state.returns()))]
     return ReplayData(1, spec, state.history(), players, state.returns(), ["normal"] * len(players), [])
 
