@@ -373,19 +373,19 @@ def test_uct_plays_legal_moves_on_every_game(spec: str) -> None:
 
 # ----- strength -------------------------------------------------------------------------------------------
 def test_uct_beats_mc_on_hex_7x7_at_equal_time() -> None:
-    # Equal wall clock per move (0.03 s), neither bot keeping a margin. UCT with one child per iteration
-    # and c=0.3 measured 17/20 against mc at 0.05 s (the study's defaults, expand=all with
-    # final=winrate, only ~60% at 0.1 s: docs/bots-uct.md). 32 games, seats alternated: a coin wins
-    # 16 +- 2.8, an 85% bot 27.2 +- 2.0; require 22 (2.1 sigma above a coin, 2.6 below 85%): 16 games
-    # with a threshold of 12 failed once in a loaded CI-like run, at 11.
+    # Equal wall clock per move (0.05 s), neither bot keeping a margin. UCT with one child per iteration
+    # and c=0.3 (the study's defaults, expand=all with final=winrate, do not beat mc at equal time:
+    # docs/bots-uct.md). Measured 33/40 with another CPU-bound process running beside it (as under
+    # pytest -n 2). 40 games, seats alternated: a coin wins 20 +- 3.2, an 82% bot 33 +- 2.4; require 27
+    # (2.2 sigma above a coin, 2.5 below 82%). At 0.03 s and 32 games it flaked under load (21/32).
     game = games.load("hex(size=7)")
     wins = 0
-    for i in range(32):
+    for i in range(40):
         seat = i % 2
         seats = [bots.make("mc(n=0,margin=0)", game, s, 50 + i) for s in range(2)]
         seats[seat] = bots.make("uct(expand=one,c=0.3,margin=0)", game, seat, i)
-        wins += play(game, seats, seed=i, limit=Limit(time=0.03)).returns[seat] > 0
-    assert wins >= 22, f"uct won {wins} of 32"
+        wins += play(game, seats, seed=i, limit=Limit(time=0.05)).returns[seat] > 0
+    assert wins >= 27, f"uct won {wins} of 40"
 
 
 @pytest.mark.parametrize("players", [3, 4])
