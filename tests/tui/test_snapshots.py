@@ -6,6 +6,7 @@ look at the report before committing.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,23 @@ def loaded(app: ArenaApp, *keys: str, until: Any = None) -> Any:
             await pilot.press(*keys)
         if until is not None:
             await wait_for(pilot, lambda: until(app))
-        await pilot.pause()
+        await settled(pilot)
     return run_before
+
+
+async def settled(pilot, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Waits until two screenshots 0.1 s apart are equal: under CI load a footer or table refresh can
+    still be queued when the awaited condition first holds, and the snapshot must not catch it half-drawn."""
+    deadline = time.monotonic() + timeout
+    previous = None
+    while time.monotonic() < deadline:
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.1)
+        current = pilot.app.export_screenshot()
+        if current == previous:
+            return
+        previous = current
+    raise AssertionError(f"the screen kept changing for {timeout}s")
 
 
 def test_leaderboard(db: Path, snap_compare: Any) -> None:
@@ -97,6 +113,7 @@ def test_replay_from_the_store(db: Path, snap_compare: Any) -> None:
     async def then_step(pilot) -> None:  # type: ignore[no-untyped-def]
         await run(pilot)
         await pilot.press(*["right"] * 5)
+        await settled(pilot)
     assert snap_compare(app, terminal_size=SIZE, run_before=then_step)
 
 
@@ -109,6 +126,7 @@ def test_replay_of_a_timeout_at_its_end(db: Path, snap_compare: Any) -> None:
         await pilot.press("3", *["down"] * row, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
         await pilot.press("end")
+        await settled(pilot)
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
@@ -165,6 +183,7 @@ def test_replay_board(spec: str, moves: int, snap_compare: Any) -> None:
     async def run(pilot) -> None:  # type: ignore[no-untyped-def]
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
         await pilot.press("end")
+        await settled(pilot)
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
