@@ -214,7 +214,7 @@ class _Writer:
                  progress: Callable[[int, int, Task, dict[str, Any]], None] | None) -> None:
         self.store, self.league_id, self.config, self.bots = store, league_id, config, bots
         self.todo, self.summary, self.progress = todo, summary, progress
-        self.finished: set[str] = set()  # stored, skipped or failed: no longer blocks rating
+        self.finished: set[str] = set()  # stored, skipped or failed at or past todo[low]: no longer blocks rating
         self.low = 0  # todo[low] is the first fixture that may still be outstanding
         self.on_probation = {b.id for b in bots.values() if b.status == "probation"}
 
@@ -240,6 +240,7 @@ class _Writer:
                     if bot_id not in self.on_probation and self.store.bot(bot_id).status == "probation":
                         self.on_probation.add(bot_id)
             while self.low < total and self.todo[self.low].key in self.finished:
+                self.finished.discard(self.todo[self.low].key)  # behind the frontier: kept flat at 100k games
                 self.low += 1
             self.store.rate_pending(self.league_id, before=self.todo[self.low].key if self.low < total else None)
             if self.progress:

@@ -21,15 +21,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from games.seeding import splitmix64
 
 
-@dataclass(frozen=True)
-class Fixture:
-    """One scheduled game."""
+class Fixture(NamedTuple):
+    """One scheduled game (a named tuple: a 200-bot league has hundreds of thousands of them)."""
 
     key: str
     """Unique in the league; sorts in schedule order."""
@@ -56,8 +56,8 @@ def fixture_key(round_: int, game: str, table: Sequence[int], rotation: int) -> 
 
 def rotations(table: Sequence[int]) -> list[tuple[int, ...]]:
     """Every cyclic rotation of a table's seats: each bot sits in each seat once."""
-    k = len(table)
-    return [tuple(table[(seat + r) % k] for seat in range(k)) for r in range(k)]
+    table = tuple(table)
+    return [table[r:] + table[:r] for r in range(len(table))]
 
 
 def tables(bots: Sequence[int], k: int, *, mode: str = "auto", base_seed: int = 0, round_: int = 0) -> list[tuple[int, ...]]:
@@ -85,14 +85,21 @@ def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequ
     """
     fixtures: list[Fixture] = []
     for game, k in games:
+        ids = sorted(set(players.get(game, ())))
+        padded = {b: f"{b:06d}" for b in ids}  # formatted once: keys are built for every fixture
         for round_ in range(games_per_pairing // k):
             seed = game_seed(base_seed, game, round_)
-            for table in tables(players.get(game, ()), k, mode=mode, base_seed=base_seed, round_=round_):
+            prefix = f"{round_:06d}|{game}|"
+            for table in tables(ids, k, mode=mode, base_seed=base_seed, round_=round_):
+                stem = prefix + ".".join(padded[b] for b in table) + "|"
                 for rotation, seats in enumerate(rotations(table)):
-                    fixtures.append(Fixture(fixture_key(round_, game, table, rotation), game, round_, table,
-                                            rotation, seats, seed))
-    fixtures.sort(key=lambda f: f.key)
+                    fixtures.append(Fixture(f"{stem}{rotation}", game, round_, table, rotation, seats, seed))
+    fixtures.sort(key=_KEY)
     return fixtures
+
+
+_KEY = operator.itemgetter(0)
+"""A fixture's key (its first field)."""
 
 
 def seat_counts(fixtures: Iterable[Fixture]) -> dict[tuple[str, int], list[int]]:
