@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -84,22 +83,27 @@ def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequ
         mode: how tables of 3-4 player games are chosen (``auto``, ``all``, ``balanced``).
     """
     fixtures: list[Fixture] = []
-    for game, k in games:
-        ids = sorted(set(players.get(game, ())))
-        padded = {b: f"{b:06d}" for b in ids}  # formatted once: keys are built for every fixture
-        for round_ in range(games_per_pairing // k):
+    # Built in key order (round, then game spec, then table, then rotation), so no sort of 100,000s of keys:
+    # a spec sorts by its text followed by the key's "|"; tables come ascending (ids are zero-padded).
+    order = sorted(games, key=lambda gk: gk[0] + "|")
+    ids = {game: sorted(set(players.get(game, ()))) for game, _ in order}
+    padded = {b: f"{b:06d}" for game_ids in ids.values() for b in game_ids}
+    seen: dict[tuple[int, ...], tuple[str, list[tuple[int, ...]]]] = {}  # table -> (its key part, rotations)
+    make = tuple.__new__  # the named tuple's own __new__ costs a Python call per fixture
+    for round_ in range(max((games_per_pairing // k for _, k in order), default=0)):
+        for game, k in order:
+            if round_ >= games_per_pairing // k:
+                continue
             seed = game_seed(base_seed, game, round_)
             prefix = f"{round_:06d}|{game}|"
-            for table in tables(ids, k, mode=mode, base_seed=base_seed, round_=round_):
-                stem = prefix + ".".join(padded[b] for b in table) + "|"
-                for rotation, seats in enumerate(rotations(table)):
-                    fixtures.append(Fixture(f"{stem}{rotation}", game, round_, table, rotation, seats, seed))
-    fixtures.sort(key=_KEY)
+            for table in tables(ids[game], k, mode=mode, base_seed=base_seed, round_=round_):
+                known = seen.get(table)
+                if known is None:  # round robin tables repeat every round: build their strings once
+                    known = seen[table] = (".".join(padded[b] for b in table) + "|", rotations(table))
+                stem = prefix + known[0]
+                for rotation, seats in enumerate(known[1]):
+                    fixtures.append(make(Fixture, (f"{stem}{rotation}", game, round_, table, rotation, seats, seed)))
     return fixtures
-
-
-_KEY = operator.itemgetter(0)
-"""A fixture's key (its first field)."""
 
 
 def seat_counts(fixtures: Iterable[Fixture]) -> dict[tuple[str, int], list[int]]:

@@ -15,16 +15,22 @@ from arena.errors import ConfigError
 @click.argument("suites", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of records instead of a table.")
 @click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run; numbers are noisier).")
-def bench(suites: tuple[str, ...], as_json: bool, quick: bool) -> None:
+@click.option("--full", is_flag=True, help="Issue-size runs where a suite has them (scale: 100,000 games, ~1.5 h).")
+def bench(suites: tuple[str, ...], as_json: bool, quick: bool, full: bool) -> None:
     """Run benchmarks side by side with their baselines (suites: games, bots, sandbox, league, scale)."""
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         raise ConfigError(f"unknown benchmark suite {unknown[0]!r}; valid suites: {', '.join(SUITES)}")
-    records = run_suites(suites or ["games", "bots", "sandbox", "league"], quick=quick)
+    if quick and full:
+        raise ConfigError("--quick and --full exclude each other; pick one")
+    records = run_suites(suites or ["games", "bots", "sandbox", "league"], quick=quick, full=full)
     if as_json:
         click.echo(json.dumps([r.as_dict() for r in records], indent=2))
         return
     _print_table(records)
+    notes = [r for r in records if r.note]
+    if notes:
+        click.echo("\n".join(f"{r.suite} / {r.name}: {r.note}" for r in notes))
 
 
 def _fmt(x: float) -> str:

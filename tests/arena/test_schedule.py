@@ -82,3 +82,22 @@ def test_adding_a_bot_only_adds_games_that_include_it():
 
 def test_rotations_are_cyclic():
     assert rotations((1, 2, 3)) == [(1, 2, 3), (2, 3, 1), (3, 1, 2)]
+
+
+@pytest.mark.parametrize("mode", ["auto", "all", "balanced"])
+def test_schedules_come_in_key_order_with_keys_that_match_their_fixtures(mode):
+    """The schedule is built in key order instead of sorted: check that order and every key on mixed leagues
+    (a spec that is a prefix of another, 2-4 seats, bots entered for only some games)."""
+    import random
+
+    from arena.schedule import fixture_key
+    rng = random.Random(mode)
+    specs = [("nim", 2), ("nim(n=5)", 2), ("sorry(players=3)", 3), ("sorry(players=4)", 4), ("hex(size=5)", 2)]
+    for _ in range(20):
+        games = rng.sample(specs, rng.randint(1, len(specs)))
+        players = {g: rng.sample(range(1, 60), rng.randint(2, 12)) for g, _ in games}
+        fixtures = league_schedule(games, players, 12, rng.randint(0, 99), mode=mode)
+        keys = [f.key for f in fixtures]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)
+        assert all(f.key == fixture_key(f.round, f.game, f.table, f.rotation) for f in fixtures)
+        assert all(f.seats == rotations(f.table)[f.rotation] for f in fixtures)
