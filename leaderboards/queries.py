@@ -7,11 +7,13 @@ polling a store of 100,000 games never loads histories it does not draw.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboards.ratings import ALL, RatedGame
-from leaderboards.store import Store
+from leaderboards.ratings import ALL
+from leaderboards.store import PROVISIONAL, Store
 
 
 def change_token(store: Store) -> int:
@@ -60,31 +62,66 @@ def count_games(store: Store, league_id: int, scope: str = ALL) -> int:
                                   (league_id, scope)).fetchone()[0])
 
 
-def count_rated(store: Store, league_id: int, up_to_key: str | None = None) -> int:
-    """Rated games of a league (those with a schedule key <= ``up_to_key`` when given)."""
-    sql = "SELECT count(*) FROM games WHERE league_id=? AND rated=1"
-    args: list[Any] = [league_id]
-    if up_to_key is not None:
-        sql += " AND schedule_key <= ?"
-        args.append(up_to_key)
-    return int(store.conn.execute(sql, args).fetchone()[0])
+def count_provisional(store: Store, league_id: int) -> int:
+    """Games rated out of schedule order while earlier ones are still being played (0 once the league is
+    recomputed; always 0 for a schema 1 store)."""
+    return int(store.conn.execute("SELECT count(*) FROM games WHERE league_id=? AND rated=?",
+                                  (league_id, PROVISIONAL)).fetchone()[0])
 
 
-def rated_games(store: Store, league_id: int, after_key: str | None = None,
-                limit: int | None = None) -> list[RatedGame]:
-    """Rated games of a league in schedule order (the order ratings are computed in): those after
-    ``after_key`` when given, at most ``limit`` of them."""
-    sql = "SELECT schedule_key, base_game, seats, returns, terminations FROM games WHERE league_id=? AND rated=1"
-    args: list[Any] = [league_id]
-    if after_key is not None:
-        sql += " AND schedule_key > ?"
-        args.append(after_key)
-    sql += " ORDER BY schedule_key"
-    if limit is not None:
-        sql += " LIMIT ?"
-        args.append(limit)
-    return [RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]))
-            for r in store.conn.execute(sql, args)]
+def history_bounds(store: Store, league_id: int) -> tuple[int | None, int | None]:
+    """The first and last sequence number of the league's rating history (None, None when nothing is rated).
+
+    Incremental rating only appends numbers above the last; a recomputation numbers every game anew above
+    the old last, so a changed first number tells a reader that the history it holds was rewritten."""
+    # two sub-queries: SQLite answers a lone min() or max() from the index without a scan
+    row = store.conn.execute("SELECT (SELECT min(rating_seq) FROM games WHERE league_id=?), "
+                             "(SELECT max(rating_seq) FROM games WHERE league_id=?)", (league_id, league_id)).fetchone()
+    return row[0], row[1]
+
+
+@contextmanager
+def read_transaction(store: Store) -> Iterator[None]:
+    """Several reads from one state of the store (WAL: a writer committing meanwhile is not seen)."""
+    if store.conn.in_transaction:
+        yield
+        return
+    store.conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        store.conn.execute("COMMIT")
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One seat of one rated game: the bot's ratings right after it."""
+
+    seq: int
+    """The game's place in the fold (``games.rating_seq``)."""
+    game: str
+    """The game's scope (``base_game``)."""
+    bot_id: int
+    mu: float
+    sigma: float
+    game_mu: float
+    game_sigma: float
+
+
+def seq_after(store: Store, league_id: int, after_seq: int, n: int) -> int | None:
+    """The sequence number of the ``n``-th rated game after ``after_seq`` (None when fewer are left)."""
+    row = store.conn.execute("SELECT rating_seq FROM games WHERE league_id=? AND rating_seq > ? ORDER BY rating_seq "
+                             "LIMIT 1 OFFSET ?", (league_id, after_seq, n - 1)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def rating_history(store: Store, league_id: int, after_seq: int, up_to_seq: int) -> list[HistoryRow]:
+    """The stored rating history of a league in fold order: every seat of the rated games numbered above
+    ``after_seq`` and up to ``up_to_seq``. Reads only what trends need (no TrueSkill, no game records)."""
+    sql = ("SELECT g.rating_seq, g.base_game, s.bot_id, s.mu, s.sigma, s.game_mu, s.game_sigma FROM games g "
+           "JOIN game_seats s ON s.game_id = g.id WHERE g.league_id=? AND g.rating_seq > ? AND g.rating_seq <= ? "
+           "AND s.mu IS NOT NULL ORDER BY g.rating_seq")
+    return [HistoryRow(*r) for r in store.conn.execute(sql, (league_id, after_seq, up_to_seq))]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ One file holds any number of leagues. WAL mode lets readers (``arena leaderboard
 while one writer (the league runner) stores results. Every finished game is committed in its own
 transaction together with the rating updates it causes, so a writer killed at any moment (SIGKILL
 included) leaves a consistent store and loses no finished game. ``UNIQUE(league_id, schedule_key)``
-makes it impossible to count a game twice.
+makes it impossible to count a game twice. Since schema 2 every rated game also stores, per seat, the
+rating its bot had right after that game (the history the dashboard draws its trends from).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import Any
 from arena.errors import ArenaError, ConfigError
 from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB = "arena.sqlite"
 
 _SCHEMA = """
@@ -76,9 +77,11 @@ CREATE TABLE IF NOT EXISTS games (
     info TEXT NOT NULL,
     rated INTEGER NOT NULL DEFAULT 0,
     finished REAL NOT NULL,
+    rating_seq INTEGER,
     UNIQUE (league_id, schedule_key)
 );
 CREATE INDEX IF NOT EXISTS games_league_rated ON games (league_id, rated, schedule_key);
+CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 CREATE TABLE IF NOT EXISTS game_seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seat INTEGER NOT NULL,
@@ -86,6 +89,10 @@ CREATE TABLE IF NOT EXISTS game_seats (
     score REAL NOT NULL,
     result TEXT NOT NULL CHECK (result IN ('win', 'draw', 'loss')),
     termination TEXT NOT NULL,
+    mu REAL,
+    sigma REAL,
+    game_mu REAL,
+    game_sigma REAL,
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats (bot_id);
@@ -108,6 +115,22 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (league_id, scope, bot_id)
 );
 """
+
+# schema 1 -> 2: the rating history (the store is then recomputed so that every rated game has it)
+_MIGRATE_1_TO_2 = """
+ALTER TABLE games ADD COLUMN rating_seq INTEGER;
+ALTER TABLE game_seats ADD COLUMN mu REAL;
+ALTER TABLE game_seats ADD COLUMN sigma REAL;
+ALTER TABLE game_seats ADD COLUMN game_mu REAL;
+ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
+CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
+"""
+
+UNRATED, RATED, PROVISIONAL = 0, 1, 2
+"""Values of ``games.rated``: not folded yet; folded in schedule order; folded out of schedule order while
+earlier games were still being played (made exact by one recomputation once they are all in)."""
+_FLUSH = 10_000
+"""History rows written per executemany while folding (keeps a 100,000-game recomputation's memory flat)."""
 
 _RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts", "crashes", "illegal", "memory",
                   "protocol")
@@ -189,6 +212,8 @@ class StoredGame:
     info: dict[str, Any] = field(default_factory=dict)
     rated: bool = False
     finished: float = 0.0
+    rating_seq: int | None = None
+    """Its place in the fold that made the current ratings (None while unrated)."""
 
 
 _GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times",
@@ -198,9 +223,17 @@ _GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_se
 class Store:
     """A connection to one store file. Use :meth:`open`; close it (or use it as a context manager)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, schema_version: int = SCHEMA_VERSION) -> None:
         self.conn = conn
         self.path = path
+        self.schema_version = schema_version
+        """The schema of the open file: below :data:`SCHEMA_VERSION` only for a read-only open of an old store
+        (a writer migrates it on open)."""
+
+    @property
+    def has_history(self) -> bool:
+        """Whether the store keeps the rating history (schema 2 and later)."""
+        return self.schema_version >= 2
 
     # -- opening ---------------------------------------------------------------------------------
     @classmethod
@@ -236,15 +269,30 @@ class Store:
             if readonly:
                 raise StoreError(f"{path} is not an arena store (no schema)")
             with _transaction(conn):
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                _script(conn, _SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
+            version = SCHEMA_VERSION
         elif version > SCHEMA_VERSION:
             raise StoreError(f"{path} was written by a newer arena (schema {version}, this arena reads up to "
                              f"{SCHEMA_VERSION}); upgrade arena")
-        return cls(conn, path)
+        store = cls(conn, path, version)
+        if version < SCHEMA_VERSION and not readonly:
+            store._migrate()
+        return store
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2 in one transaction: adds the history columns, then recomputes every league's rated
+        games (the same games, the same ratings) so that each of them gets its history."""
+        with _transaction(self.conn):
+            if self._schema_version(self.conn) != 1:  # another writer migrated it meanwhile
+                self.schema_version = SCHEMA_VERSION
+                return
+            _script(self.conn, _MIGRATE_1_TO_2)
+            self.schema_version = SCHEMA_VERSION
+            for league in self.leagues():
+                self._recompute(league.id, f"AND rated != {UNRATED}")
+            self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
     @staticmethod
     def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -480,59 +528,114 @@ class Store:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT scope FROM ratings WHERE league_id=? ORDER BY scope",
                                                 (league_id,))]
 
-    def _rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[RatedGame]:
-        sql = (f"SELECT schedule_key, base_game, seats, returns, terminations, failures FROM games WHERE league_id=? "
-               f"{where} ORDER BY schedule_key")
+    def _rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[tuple[int, RatedGame]]:
+        """(game id, what rating needs) of a league's games, in schedule order."""
+        sql = (f"SELECT id, schedule_key, base_game, seats, returns, terminations, failures FROM games "
+               f"WHERE league_id=? {where} ORDER BY schedule_key")
         for r in self.conn.execute(sql, (league_id, *args)):
-            yield RatedGame(r[0], r[1], json.loads(r[2]), json.loads(r[3]), json.loads(r[4]), json.loads(r[5]))
+            yield r[0], RatedGame(r[1], r[2], json.loads(r[3]), json.loads(r[4]), json.loads(r[5]),
+                                  json.loads(r[6]))
 
     def recompute_ratings(self, league_id: int) -> dict[int, BotRating]:
-        """Recomputes every rating of a league from its stored games, in schedule order, and stores them."""
+        """Recomputes every rating of a league (and its history) from its stored games, in schedule order,
+        and stores them."""
         with _transaction(self.conn):
-            rater = Rater().apply_all(self._rated_games(league_id))
-            self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
-            self._write_ratings(league_id, rater, list(rater.table))
-            self.conn.execute("UPDATE games SET rated=1 WHERE league_id=?", (league_id,))
+            self._recompute(league_id)
         return self.ratings(league_id)
 
+    def _recompute(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> int:
+        """Folds the games selected by ``where`` from the prior, in schedule order, into fresh ratings and
+        history; every other game becomes unrated. Call inside a transaction. Returns the games folded."""
+        seq = self._next_seq(league_id)  # above every old number: a reader sees the history was rewritten
+        games = list(self._rated_games(league_id, where, args))
+        self.conn.execute(f"UPDATE games SET rated={UNRATED}, rating_seq=NULL WHERE league_id=? AND rated != "
+                          f"{UNRATED}", (league_id,))
+        rater = Rater()
+        self._fold(rater, games, RATED, seq)
+        self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
+        self._write_ratings(league_id, rater, list(rater.table))
+        return len(games)
+
+    def _next_seq(self, league_id: int) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(rating_seq), 0) + 1 FROM games WHERE league_id=?",
+                                     (league_id,)).fetchone()[0])
+
+    def _fold(self, rater: Rater, games: Iterable[tuple[int, RatedGame]], status: int, seq: int) -> set[tuple[str, int]]:
+        """Applies ``games`` in the given order to ``rater``, storing each seat's rating after its game (the
+        history), the game's ``rated`` status and its place in the fold (``rating_seq``, from ``seq`` on).
+        Returns the (scope, bot) entries changed."""
+        touched: set[tuple[str, int]] = set()
+        history: list[tuple[float, float, float, float, int, int]] = []
+        marks: list[tuple[int, int, int]] = []
+        table = rater.table
+        for game_id, game in games:
+            changed = rater.apply(game)
+            if changed:  # a bot against itself is not rated: no history
+                touched.update(changed)
+                for seat, bot in enumerate(game.seats):
+                    a, g = table[(ALL, bot)], table[(game.game, bot)]
+                    history.append((a.mu, a.sigma, g.mu, g.sigma, game_id, seat))
+            marks.append((status, seq, game_id))
+            seq += 1
+            if len(marks) >= _FLUSH:
+                self._write_fold(history, marks)
+                history, marks = [], []
+        self._write_fold(history, marks)
+        return touched
+
+    def _write_fold(self, history: list[tuple[float, float, float, float, int, int]],
+                    marks: list[tuple[int, int, int]]) -> None:
+        self.conn.executemany("UPDATE game_seats SET mu=?, sigma=?, game_mu=?, game_sigma=? WHERE game_id=? AND seat=?",
+                              history)
+        self.conn.executemany("UPDATE games SET rated=?, rating_seq=? WHERE id=?", marks)
+
     def rate_pending(self, league_id: int, before: str | None = None) -> int:
-        """Rates the stored, not yet rated games whose schedule key is below ``before`` (all when None), in
-        schedule order, continuing from the stored ratings. When an unrated game sorts before an already rated
-        one (a bot entered later, a resumed run) the league is recomputed from scratch instead, so the stored
-        ratings always equal a recomputation in schedule order.
+        """Rates the stored, not yet rated games whose schedule key is below ``before`` (all when None): the
+        writer passes the first key still being played, so everything below it is final.
+
+        Games that come after every rated one (the normal case) are folded onto the stored ratings in schedule
+        order. Games that sort before a rated one (a bot entered into a running league, a resumed run) are
+        folded in too, but marked provisional, as long as an earlier game is still outstanding (``before`` at
+        or below the highest rated key); once none is (``before`` above it, or None), the league is recomputed
+        once in schedule order. So the stored ratings equal a schedule-order recomputation whenever no game
+        is provisional, and entering a bot into a league of 100,000 games costs one recomputation, not one per
+        game.
 
         Returns:
-            The number of games rated.
+            The number of games newly rated.
         """
-        top = self.conn.execute("SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=1",
-                                (league_id,)).fetchone()[0]
-        if top is not None and self.conn.execute(
-                "SELECT 1 FROM games WHERE league_id=? AND rated=0 AND schedule_key < ? LIMIT 1",
-                (league_id, top)).fetchone():
-            self.recompute_ratings(league_id)
-            return -1
-        where, args = "AND rated=0", []
-        if before is not None:
-            where += " AND schedule_key < ?"
-            args.append(before)
+        bound, args = ("AND schedule_key < ?", [before]) if before is not None else ("", [])
         with _transaction(self.conn):
-            pending = list(self._rated_games(league_id, where, args))
-            if not pending:
+            low, high, count = self.conn.execute(
+                f"SELECT min(schedule_key), max(schedule_key), count(*) FROM games WHERE league_id=? "
+                f"AND rated={UNRATED} {bound}", (league_id, *args)).fetchone()
+            if not count:
                 return 0
+            # two indexed max() lookups (a "rated != 0" would scan the league)
+            top = max((k for (k,) in self.conn.execute(
+                "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=? UNION ALL "
+                "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=?",
+                (league_id, RATED, league_id, PROVISIONAL)) if k is not None), default=None)
+            provisional = self.conn.execute(f"SELECT 1 FROM games WHERE league_id=? AND rated={PROVISIONAL} LIMIT 1",
+                                            (league_id,)).fetchone() is not None
+            if top is not None and (provisional or low < top):
+                if before is None or before > max(top, high):  # nothing below the top is outstanding any more
+                    self._recompute(league_id, bound, args)
+                    return int(count)
+                status = PROVISIONAL
+            else:
+                status = RATED
+            pending = list(self._rated_games(league_id, f"AND rated={UNRATED} {bound}", args))
             rater = Rater()
-            bots = {b for g in pending for b in g.seats}
-            scopes = {ALL} | {g.game for g in pending}
+            bots = {b for _, g in pending for b in g.seats}
+            scopes = {ALL} | {g.game for _, g in pending}
             placeholders = ",".join("?" * len(bots))
             for r in self.conn.execute(f"SELECT * FROM ratings WHERE league_id=? AND bot_id IN ({placeholders})",
                                        (league_id, *bots)):
                 if r["scope"] in scopes:
                     rater.table[(r["scope"], r["bot_id"])] = BotRating(**{f: r[f] for f in _RATING_FIELDS})
-            touched: set[tuple[str, int]] = set()
-            for game in pending:
-                touched.update(rater.apply(game))
+            touched = self._fold(rater, pending, status, self._next_seq(league_id))
             self._write_ratings(league_id, rater, touched)
-            self.conn.executemany("UPDATE games SET rated=1 WHERE league_id=? AND schedule_key=?",
-                                  [(league_id, g.key) for g in pending])
         return len(pending)
 
     def _write_ratings(self, league_id: int, rater: Rater, keys: Iterable[tuple[str, int]]) -> None:
@@ -561,6 +664,13 @@ class Store:
             args.append(scope)
         sql += " GROUP BY a.bot_id, b.bot_id"
         return {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql, args)}
+
+
+def _script(conn: sqlite3.Connection, script: str) -> None:
+    """Runs ``;``-separated statements one by one (``executescript`` would commit the open transaction)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
 
 
 class _transaction:

@@ -26,8 +26,8 @@ from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prep
 from leaderboards.ratings import ALL
 
 TABS = ("leaderboard", "h2h", "games")
-TREND_SLICE = 0.2
-"""Seconds of trend folding per poll while a big league is being caught up (the UI thread never waits)."""
+TREND_SLICE = 0.1
+"""Seconds of trend reading per poll while a big league's history is being loaded (the UI thread never waits)."""
 
 
 class ArenaApp(App[None]):
@@ -87,7 +87,7 @@ class ArenaApp(App[None]):
     # -- polling (worker thread) -----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="poll")
     def poll_store(self) -> None:
-        """The poller: a snapshot when something changed, then a slice of trend folding, then a nap."""
+        """The poller: a snapshot when something changed, then a slice of trend reading, then a nap."""
         worker = get_current_worker()
         reader = StoreReader(self.db_path)
         try:
@@ -103,11 +103,11 @@ class ArenaApp(App[None]):
                 else:
                     if snapshot is not None and not self._deliver(self._apply_snapshot, prepare(snapshot)):
                         return
-                folded = reader.trends.folded
-                more = reader.fold_trends(TREND_SLICE)
-                if not more and reader.trends.folded == folded:  # caught up: nap until the next tick
+                read = reader.trends.last_seq
+                more = reader.load_trends(TREND_SLICE)
+                if not more and reader.trends.last_seq == read:  # caught up: nap until the next tick
                     self._wake.wait(self.poll_interval)
-                elif more:  # folding a big league: leave the UI thread the GIL between slices
+                elif more:  # loading a big league: leave the UI thread the GIL between slices
                     self._wake.wait(TREND_SLICE / 4)
         finally:
             reader.close()
@@ -161,7 +161,11 @@ class ArenaApp(App[None]):
             scope = "all games" if s.scope == ALL else s.scope
             text = Text.assemble(("arena", "bold"), "  league ", (s.league, "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
-            if not s.trends_complete:
+            if s.provisional:
+                text.append(f"  provisional ({s.provisional} games rated out of order)", style="italic yellow")
+            if s.trends_note:
+                text.append(f"  {s.trends_note}", style="italic grey50")
+            elif not s.trends_complete:
                 text.append("  trends loading…", style="italic grey50")
         self.query_one("#status", Static).update(text)
 

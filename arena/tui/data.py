@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.tui.format import excerpt, histogram, percentile
 from leaderboards import queries
-from leaderboards.ratings import ALL, BotRating, Rater, leaderboard_order
+from leaderboards.ratings import ALL, BotRating, conservative, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoreError
 
 RECENT_GAMES = 200
@@ -88,7 +89,12 @@ class Snapshot:
     h2h: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
     """(bot a, bot b) -> (a's wins, draws, a's losses) against b."""
     trends_complete: bool = True
-    """False while the trend sparklines are still being folded (they then end early)."""
+    """False while the trend sparklines are still being read (they then end early)."""
+    trends_note: str = ""
+    """Why there are no trends at all (a schema 1 store), else empty."""
+    provisional: int = 0
+    """Games rated out of schedule order while earlier ones are outstanding (a bot entered mid-league): the
+    ratings are provisional until the store recomputes them at the end."""
     prepared: dict[str, Any] = field(default_factory=dict)
     """Table cells built on the worker thread (:func:`arena.tui.tables.prepare`), by table name."""
 
@@ -164,48 +170,83 @@ def reason_text(terminations: list[str]) -> str:
     return ", ".join(bad) if bad else "normal"
 
 
-class TrendCache:
-    """mu - 3 sigma per (scope, bot) after every rated game, folded in schedule order, a slice at a time.
+class TrendHistory:
+    """mu - 3 sigma per (scope, bot) after each rated game, read from the store's rating history.
 
-    Folding replays TrueSkill (about 1 ms a game), so a large league is caught up in the background in
-    slices of ``budget`` seconds while the leaderboard already shows the stored ratings. When a rated
-    game appears before the last folded one (a resumed league, a late entrant) the fold starts again, so the
-    last point always equals the stored rating.
+    The store keeps each seat's rating after each rated game (schema 2), in the order the current ratings
+    were folded, so no TrueSkill runs here: a big league is read in chunks of ``CHUNK`` games, for up to
+    ``budget`` seconds per call, while the leaderboard already shows the stored ratings; afterwards each
+    call reads only the newly rated games. When the store rewrites its history (a recomputation after a
+    resumed run or a late entrant numbers every game anew) the series are read again from the start, so
+    a sparkline always ends at the stored rating.
     """
 
-    CHUNK = 500
+    CHUNK = 5_000
 
     def __init__(self) -> None:
         self.reset(None)
 
     def reset(self, league_id: int | None) -> None:
         self.league_id = league_id
-        self.last_key: str | None = None
-        self.folded = 0
-        self.rater = Rater()
-        self.series: dict[tuple[str, int], list[float]] = {}
+        self.start: int | None = None
+        """The first sequence number of the history that was read (the store's generation of it)."""
+        self.last_seq = 0
+        self.series: dict[tuple[str, int], array[float]] = {}
+        self._tuples: dict[tuple[str, int], tuple[float, ...]] = {}
 
     def update(self, store: Store, league_id: int, budget: float = 0.2) -> bool:
-        """Folds newly rated games for up to ``budget`` seconds; True when some are still left."""
-        if league_id != self.league_id or (
-                self.last_key is not None and queries.count_rated(store, league_id, self.last_key) != self.folded):
-            self.reset(league_id)  # another league, or games rated out of order: start again
+        """Reads newly rated games for up to ``budget`` seconds; True when some are still left."""
+        if league_id != self.league_id:
+            self.reset(league_id)
+        if not store.has_history:
+            return False
         deadline = time.perf_counter() + budget
         while True:
-            new = queries.rated_games(store, league_id, self.last_key, self.CHUNK)
-            for game in new:
-                for key in self.rater.apply(game):
-                    self.series.setdefault(key, []).append(self.rater.table[key].exposed)
-            if new:
-                self.last_key = new[-1].key
-                self.folded += len(new)
-            if len(new) < self.CHUNK:
+            with queries.read_transaction(store):  # the check and the chunk from one state of the store
+                start, end = queries.history_bounds(store, league_id)
+                if start != self.start:  # rewritten (or first read): read again from the beginning
+                    self.reset(league_id)
+                    self.start = start
+                if end is None or self.last_seq >= end:
+                    return False
+                upto = queries.seq_after(store, league_id, self.last_seq, self.CHUNK) or end
+                rows = queries.rating_history(store, league_id, self.last_seq, upto)
+            self._add(rows)
+            self.last_seq = upto
+            if upto >= end:
                 return False
             if time.perf_counter() > deadline:
                 return True
 
+    def _add(self, rows: list[queries.HistoryRow]) -> None:
+        series = self.series
+        for r in rows:
+            for key, value in (((ALL, r.bot_id), conservative(r.mu, r.sigma)),
+                               ((r.game, r.bot_id), conservative(r.game_mu, r.game_sigma))):
+                values = series.get(key)
+                if values is None:
+                    values = series[key] = array("d")
+                values.append(value)
+
+    def complete(self, store: Store, league_id: int) -> bool:
+        """Whether every rated game of the league has been read."""
+        if not store.has_history:
+            return True
+        end = queries.history_bounds(store, league_id)[1]
+        return self.league_id == league_id and (end is None or self.last_seq >= end)
+
     def trend(self, scope: str, bot_id: int) -> tuple[float, ...]:
-        return tuple(self.series.get((scope, bot_id), ()))
+        key = (scope, bot_id)
+        values = self.series.get(key)
+        if values is None:
+            return ()
+        cached = self._tuples.get(key)
+        if cached is None or len(cached) != len(values):  # only the bots of new games are copied again
+            cached = self._tuples[key] = tuple(values)
+        return cached
+
+
+NO_HISTORY = "no trends (schema 1 store: any writer, e.g. `arena league run`, upgrades it)"
 
 
 class StoreReader:
@@ -214,7 +255,7 @@ class StoreReader:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.store: Store | None = None
-        self.trends = TrendCache()
+        self.trends = TrendHistory()
         self._token: tuple[Any, ...] | None = None
         self._h2h: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._h2h_for: tuple[int, str] | None = None
@@ -263,18 +304,18 @@ class StoreReader:
             store = self._open()
             version = queries.change_token(store)
             if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
-                                                                            self.trends.folded):
+                                                                            self.trends.last_seq):
                 return None
             leagues, current = self._league(store, league)
             snapshot = self._snapshot(store, leagues, current, scope, h2h)
         except sqlite3.Error as exc:  # a store being created under us: try again next poll
             self.close()
             raise Unavailable(f"Cannot read {self.path}: {exc}") from None
-        self._token = (current.id, league, scope, version, h2h, self.trends.folded)
+        self._token = (current.id, league, scope, version, h2h, self.trends.last_seq)
         return snapshot
 
-    def fold_trends(self, budget: float = 0.2) -> bool:
-        """Catches the trend sparklines up for up to ``budget`` seconds; True when more is left to fold."""
+    def load_trends(self, budget: float = 0.2) -> bool:
+        """Catches the trend sparklines up for up to ``budget`` seconds; True when more is left to read."""
         if self.store is None or self._token is None:
             return False
         try:
@@ -310,7 +351,8 @@ class StoreReader:
             self._h2h, self._h2h_for = {}, None
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
                         queries.count_games(store, league.id, scope), rows, games, self._h2h,
-                        self.trends.folded == queries.count_rated(store, league.id))
+                        self.trends.complete(store, league.id), "" if store.has_history else NO_HISTORY,
+                        queries.count_provisional(store, league.id) if store.has_history else 0)
 
     @staticmethod
     def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tui.data import StoreReader, TrendCache, Unavailable, short_spec
-from leaderboards.ratings import ALL, leaderboard_order
+from arena.tui.data import NO_HISTORY, StoreReader, TrendHistory, Unavailable, short_spec
+from leaderboards.ratings import ALL, RatedGame, Rater, leaderboard_order
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.tui.storefix import Fixture
 
@@ -16,7 +16,7 @@ def test_snapshot_matches_the_stored_ratings(fixture_store: Fixture) -> None:
     reader = StoreReader(fixture_store.path)
     first = reader.poll(None, ALL)
     assert first is not None and not first.trends_complete and not first.leaderboard[0].trend
-    assert reader.fold_trends(budget=30) is False
+    assert reader.load_trends(budget=30) is False
     snap = reader.poll(None, ALL)
     assert snap is not None and snap.trends_complete
     stored = fixture_store.store.ratings(fixture_store.demo.id)
@@ -46,42 +46,69 @@ def test_poll_is_none_until_something_changes(fixture_store: Fixture) -> None:
     reader.close()
 
 
-def test_trend_folds_in_slices(fixture_store: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(TrendCache, "CHUNK", 10)
+def trend_from_a_fold(store: Store, league_id: int, scope: str, bot_id: int) -> list[float]:
+    """mu - 3 sigma of ``bot_id`` after each of its games, by folding the stored games in schedule order."""
+    rater, out = Rater(), []
+    for g in store.games(league_id):
+        game = RatedGame(g.schedule_key, g.base_game, g.seats, g.returns, g.terminations, g.failures)
+        if rater.apply(game) and bot_id in g.seats and scope in (ALL, g.base_game):
+            out.append(rater.table[(scope, bot_id)].exposed)
+    return out
+
+
+def test_trends_are_the_stored_history_read_in_chunks(fixture_store: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TrendHistory, "CHUNK", 10)
     reader = StoreReader(fixture_store.path)
     reader.poll(None, ALL)
-    assert reader.fold_trends(budget=0) is True  # one slice of 10 games, more left
-    assert reader.trends.folded == 10
+    assert reader.load_trends(budget=0) is True  # one chunk of 10 games, more left
     snap = reader.poll(None, ALL)  # the trend progress alone makes a new snapshot
     assert snap is not None and not snap.trends_complete
-    while reader.fold_trends(budget=0):
+    while reader.load_trends(budget=0):
         pass
+    demo = fixture_store.demo.id
+    for scope in (ALL, "nim"):
+        snap = reader.poll(None, scope)
+        assert snap is not None and snap.trends_complete
+        for row in snap.leaderboard:
+            assert list(row.trend) == pytest.approx(trend_from_a_fold(fixture_store.store, demo, scope, row.bot_id),
+                                                    abs=1e-12)
+            assert row.trend[-1] == pytest.approx(row.exposed)
+    # new games: only they are read, and the trends still equal a fold
+    fixture_store.add_round([("random", "greedy")])
+    seen = reader.trends.last_seq
+    assert reader.load_trends(budget=30) is False
+    assert reader.trends.start is not None and reader.trends.last_seq > seen
     snap = reader.poll(None, ALL)
-    assert snap is not None and snap.trends_complete and reader.trends.folded == 48
+    assert snap is not None and snap.trends_complete
     for row in snap.leaderboard:
-        assert row.trend[-1] == pytest.approx(row.exposed)
+        assert list(row.trend) == pytest.approx(trend_from_a_fold(fixture_store.store, demo, ALL, row.bot_id), abs=1e-12)
     reader.close()
 
 
-def test_trend_refolds_when_an_earlier_game_is_rated_late(fixture_store: Fixture) -> None:
+def test_the_reader_runs_no_trueskill(fixture_store: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the dashboard must read the stored history, not rate games")
+    monkeypatch.setattr(Rater, "apply", forbidden)
     reader = StoreReader(fixture_store.path)
     reader.poll(None, ALL)
-    reader.fold_trends(budget=30)
-    store = fixture_store.store
-    # a game that sorts before every stored one forces the store (and the trend cache) to recompute
-    rec = store.game(1)
-    assert rec is not None
-    record = {k: getattr(rec, k) for k in ("game", "seed", "players", "history", "returns", "terminations",
-                                           "move_seats", "wall_times", "cpu_times", "failures", "duration", "info")}
-    store.record_game(fixture_store.demo.id, "00000-aaa", "nim", 0, rec.seats, record)
-    store.rate_pending(fixture_store.demo.id)
-    reader.fold_trends(budget=30)
+    assert reader.load_trends(budget=30) is False
     snap = reader.poll(None, ALL)
-    assert snap is not None and snap.trends_complete
-    stored = store.ratings(fixture_store.demo.id)
-    for row in snap.leaderboard:
-        assert row.trend[-1] == pytest.approx(stored[row.bot_id].exposed)
-        assert len(row.trend) == stored[row.bot_id].games
+    assert snap is not None and all(row.trend for row in snap.leaderboard)
+    reader.close()
+
+
+def test_a_schema_1_store_shows_ratings_without_trends(fixture_store: Fixture) -> None:
+    fixture_store.close()
+    # what a read-only viewer of a schema 1 file sees: the v2 columns exist here but the version says 1
+    conn = sqlite3.connect(fixture_store.path)
+    conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll(None, ALL)
+    assert snap is not None and snap.trends_complete and snap.trends_note == NO_HISTORY
+    assert reader.load_trends(budget=30) is False
+    assert all(not row.trend for row in snap.leaderboard) and snap.leaderboard[0].games == 24
     reader.close()
 
 
