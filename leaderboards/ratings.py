@@ -5,12 +5,18 @@ two-player games are 1-vs-1 matches, Sorry! with 3-4 players is a free-for-all (
 others tied), and a tie in returns is a draw (Colosseum). The leaderboard key is ``mu - 3 * sigma``
 (:meth:`trueskill.TrueSkill.expose` with the default parameters).
 
+A decided two-player game (almost every game of a league) takes the closed form of the same update
+(:func:`rate_decided`: the same environment's v/w functions, equal to ``env.rate`` within 1e-9, tested),
+about 50 times faster than building TrueSkill's factor graph: recomputing 100,000 games then takes
+seconds, not minutes. Draws and 3-4 player games go through ``env.rate``.
+
 This module is pure (no SQLite): :class:`Rater` folds games into ratings and statistics, and the store
 (:mod:`leaderboards.store`) persists what it computes. Folding the same games in the same order always
 gives bit-identical ratings, which is what makes a resumed league equal to an uninterrupted one.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -32,6 +38,7 @@ ALL = "*"
 FAILURE_REASONS = ("timeout", "crash", "illegal", "memory", "protocol")
 
 _ENVS: dict[float, trueskill.TrueSkill] = {}
+_MARGINS: dict[int, float] = {}
 
 
 def env_for(game_name: str) -> trueskill.TrueSkill:
@@ -41,6 +48,36 @@ def env_for(game_name: str) -> trueskill.TrueSkill:
     if env is None:
         env = _ENVS[draw] = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw)
     return env
+
+
+def _draw_margin(env: trueskill.TrueSkill) -> float:
+    margin = _MARGINS.get(id(env))
+    if margin is None:  # envs live in _ENVS for the whole process, so their ids stay valid
+        margin = _MARGINS[id(env)] = trueskill.calc_draw_margin(env.draw_probability, 2, env)
+    return float(margin)
+
+
+def rate_decided(env: trueskill.TrueSkill, winner: tuple[float, float],
+                 loser: tuple[float, float]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``env.rate([(winner,), (loser,)], ranks=[0, 1])`` in closed form: (mu, sigma) of the winner and the
+    loser after a decided 1-vs-1 game.
+
+    TrueSkill's factor graph for two single players has no loop, so its messages reduce to this update
+    (Herbrich et al. 2007, eq. for two players): the skills widen by tau, then move by the environment's
+    own truncated-Gaussian corrections v and w of the normalised performance difference.
+
+    Raises:
+        FloatingPointError: as ``env.rate`` does when the winner was far too weak for the float precision.
+    """
+    (mu_w, sigma_w), (mu_l, sigma_l) = winner, loser
+    var_w = sigma_w * sigma_w + env.tau * env.tau
+    var_l = sigma_l * sigma_l + env.tau * env.tau
+    c2 = 2 * env.beta * env.beta + var_w + var_l
+    c = math.sqrt(c2)
+    t, eps = (mu_w - mu_l) / c, _draw_margin(env) / c
+    v, w = env.v_win(t, eps), env.w_win(t, eps)
+    return ((mu_w + var_w / c * v, math.sqrt(var_w * (1 - var_w / c2 * w))),
+            (mu_l - var_l / c * v, math.sqrt(var_l * (1 - var_l / c2 * w))))
 
 
 def game_name(spec: str) -> str:
@@ -138,12 +175,19 @@ class Rater:
         ranks = ranks_from_returns(game.returns)
         best_count = ranks.count(0)
         touched = []
+        decided = len(ranks) == 2 and ranks[0] != ranks[1]
         for scope in (ALL, game.game):
             entries = [self.get(scope, bot) for bot in game.seats]
-            groups = [(trueskill.Rating(e.mu, e.sigma),) for e in entries]
-            new = env.rate(groups, ranks=ranks)
-            for seat, (entry, (rating,)) in enumerate(zip(entries, new)):
-                entry.mu, entry.sigma = rating.mu, rating.sigma
+            if decided:  # the common case, in closed form
+                w = 0 if ranks[0] == 0 else 1
+                win, lose = rate_decided(env, (entries[w].mu, entries[w].sigma),
+                                         (entries[1 - w].mu, entries[1 - w].sigma))
+                new = [win, lose] if w == 0 else [lose, win]
+            else:
+                groups = [(trueskill.Rating(e.mu, e.sigma),) for e in entries]
+                new = [(r.mu, r.sigma) for (r,) in env.rate(groups, ranks=ranks)]
+            for seat, (entry, (mu, sigma)) in enumerate(zip(entries, new)):
+                entry.mu, entry.sigma = mu, sigma
                 entry.games += 1
                 if ranks[seat] == 0:
                     if best_count == 1:

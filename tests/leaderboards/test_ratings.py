@@ -5,8 +5,18 @@ import random
 
 import pytest
 import trueskill
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from leaderboards.ratings import ALL, RatedGame, Rater, env_for, leaderboard_order, ranks_from_returns
+from leaderboards.ratings import (
+    ALL,
+    RatedGame,
+    Rater,
+    env_for,
+    leaderboard_order,
+    ranks_from_returns,
+    rate_decided,
+)
 
 
 def _games(n: int, seed: int = 1) -> list[RatedGame]:
@@ -84,3 +94,35 @@ def test_a_substituted_move_counts_as_a_failure_once_per_game():
     bot = rater.get(ALL, 2)
     assert (bot.timeouts, bot.illegal, bot.failures) == (1, 1, 2)
     assert rater.get(ALL, 1).failures == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(mu_w=st.floats(-10, 60), sigma_w=st.floats(0.2, 25 / 3), mu_l=st.floats(-10, 60), sigma_l=st.floats(0.2, 25 / 3),
+       game=st.sampled_from(["nim", "colosseum"]))
+def test_the_closed_form_of_a_decided_game_equals_trueskill_rate(mu_w, sigma_w, mu_l, sigma_l, game):
+    env = env_for(game)  # draw probability 0 and 0.10: the draw margin enters v and w
+    try:
+        (w,), (l,) = env.rate([(trueskill.Rating(mu_w, sigma_w),), (trueskill.Rating(mu_l, sigma_l),)], ranks=[0, 1])
+    except FloatingPointError:  # a winner far too weak for float precision: the closed form must refuse too
+        with pytest.raises(FloatingPointError):
+            rate_decided(env, (mu_w, sigma_w), (mu_l, sigma_l))
+        return
+    (fw_mu, fw_sigma), (fl_mu, fl_sigma) = rate_decided(env, (mu_w, sigma_w), (mu_l, sigma_l))
+    assert (fw_mu, fw_sigma, fl_mu, fl_sigma) == pytest.approx((w.mu, w.sigma, l.mu, l.sigma), abs=1e-9, rel=0)
+
+
+def test_the_rater_takes_the_closed_form_only_for_decided_two_player_games(monkeypatch):
+    calls = []
+    real = trueskill.TrueSkill.rate
+
+    def counting(self, groups, ranks=None, **kwargs):
+        calls.append(list(ranks))
+        return real(self, groups, ranks=ranks, **kwargs)
+
+    monkeypatch.setattr(trueskill.TrueSkill, "rate", counting)
+    rater = Rater()
+    rater.apply(RatedGame("1", "nim", (1, 2), (1.0, -1.0), ("normal", "normal")))
+    assert calls == []
+    rater.apply(RatedGame("2", "colosseum", (1, 2), (0.0, 0.0), ("normal", "normal")))  # a draw
+    rater.apply(RatedGame("3", "sorry(players=3)", (1, 2, 3), (-0.5, 1.0, -0.5), ("normal",) * 3))
+    assert calls == [[0, 0], [0, 0], [1, 0, 1], [1, 0, 1]]  # both scopes of each
