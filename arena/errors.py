@@ -34,3 +34,9 @@ class IllegalMoveError(BotError):
 
 class ProtocolError(BotError):
     reason = "protocol"
+
+
+class MachineOverloadedError(ArenaError):
+    """The machine, not the bot, made a move late: the bot waited for a CPU longer than the referee may
+    credit it (arena/sandbox/proxy.py). Not a BotError: the game is abandoned, not forfeited, and a league
+    plays it again on its next run."""

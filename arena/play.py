@@ -10,7 +10,7 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
-from arena.errors import BotError, IllegalMoveError
+from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
 from arena.records import NORMAL, Failure, GameRecord, forfeit_returns
 from bots.base import Limit
 
@@ -94,7 +94,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         try:
             try:
                 action = bot.step(state.clone(), move_limit)
-            except BotError:
+            except (BotError, MachineOverloadedError):  # overload: not the bot's fault, the game is abandoned
                 raise
             except Exception as exc:
                 if on_failure == "raise":
@@ -106,6 +106,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
                 raise IllegalMoveError(f"illegal action {action!r}; legal actions: {legal[:20]}")
         except BotError as exc:
             wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            cpu = getattr(bot, "last_cpu_time", None) or cpu  # a timed-out bot's own CPU time shows why
             if on_failure == "raise":
                 raise
             if on_failure == "random_move" and exc.reason != "memory" and getattr(bot, "alive", True):

@@ -160,7 +160,33 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
     record.info["missing_layers"] = check.missing_mandatory()
     record.info["limits"] = limits.to_dict()
     record.info["bot_uids"] = [p.uid for p in proxies]
+    record.info.update(timing_info(record.move_seats, [p.move_timing for p in proxies]))
     return record
+
+
+def timing_info(move_seats: Sequence[int], timings: Sequence[Sequence[tuple[float | None, float]]]) -> dict[str, Any]:
+    """The record's evidence of time under load, per decision (aligned with ``move_seats``):
+
+    - ``run_delays``: seconds the bot waited for a CPU during the move (None: not read, a fast move);
+      present only when some move was read;
+    - ``deadline_extensions``: ``[decision, seconds]`` for each move whose deadline was extended by that wait.
+    """
+    cursor = [0] * len(timings)
+    delays: list[float | None] = []
+    extensions: list[list[float]] = []
+    for i, seat in enumerate(move_seats):
+        own = timings[seat]
+        delay, extension = own[cursor[seat]] if cursor[seat] < len(own) else (None, 0.0)
+        cursor[seat] += 1
+        delays.append(None if delay is None else round(delay, 4))
+        if extension:
+            extensions.append([i, round(extension, 4)])
+    info: dict[str, Any] = {}
+    if any(d is not None for d in delays):
+        info["run_delays"] = delays
+    if extensions:
+        info["deadline_extensions"] = extensions
+    return info
 
 
 def load_bot_file(path: str, game: Any, seat: int, seed: int) -> Any:

@@ -5,6 +5,11 @@ for an answer until the move's deadline, draining the bot's stderr into a small 
 failure raises an :class:`arena.errors.BotError` subclass with a reason (timeout, crash, memory,
 illegal, protocol); ``alive`` tells ``arena.play`` whether the bot can go on (COMP424's random-move
 rule keeps a bot that merely timed out: it is frozen and its late answer is discarded by id).
+
+Time waiting for a CPU is not the bot's time (docs/sandbox.md, "Time under load"): when a move passes
+its deadline, the run-queue delay of the bot's main thread during the move (``/proc/PID/schedstat``,
+second field) extends the deadline, at most by ``MAX_CREDIT`` move times; a bot the machine starves
+beyond that raises :class:`arena.errors.MachineOverloadedError` instead of losing on time.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from arena.errors import (
     BotMemoryError,
     BotTimeoutError,
     IllegalMoveError,
+    MachineOverloadedError,
     ProtocolError,
 )
 from arena.limits import Limits
@@ -34,6 +40,17 @@ GRACE = 0.05
 STARTUP_GRACE = 5.0
 """Seconds added to the first move time for starting the process (interpreter, imports, ``Bot(...)``):
 the cost of our own process start must not count against the bot, even on a loaded machine."""
+
+
+MAX_CREDIT = 2.0
+"""Most run-queue delay credited to one move, in move times: a move may last up to its deadline plus twice
+its limit when the bot spent that long waiting for a CPU; past that the machine is declared overloaded."""
+SAMPLE_FRACTION = 0.1
+"""The run-queue delay is read after a move only when the moves since the last reading took this fraction
+of the limit (a fast move cannot be late; it saves a ``pread`` per move). A reading covers every move
+since the previous one, so an unread move's few microseconds of waiting count in the next read move."""
+MIN_EXTENSION = 0.001
+"""Extensions shorter than this end the move (the re-check loop converges geometrically)."""
 
 
 def deadline_for(seconds: float) -> float:
@@ -57,12 +74,19 @@ class BotProcess:
         self.limits = limits
         self.alive = True
         self.last_cpu_time: float | None = None
+        self.move_timing: list[tuple[float | None, float]] = []
+        """Per own move: (run-queue delay in seconds or None when not read, deadline extension granted)."""
         self.layers: dict[str, Any] = {}
         self.uid: int | None = None
         self._game = game
         self._num_actions = game.num_distinct_actions()
         self._limit_sent: tuple[float, bool] | None = None
         self._schedstat_fd = -1
+        self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
+        self._unsampled = 0.0  # wall seconds of moves since that reading
+        self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
+        self._extension = 0.0
+        self._late_read = False
         self._frozen = False
         self._sent = 0
         self._moves = 0
@@ -109,18 +133,26 @@ class BotProcess:
     # -- the bot protocol -----------------------------------------------------------------------
     def step(self, state: Any, limit: Any) -> int:
         """Asks the bot for a move within this bot's own move limit; raises BotError on any failure."""
+        self.last_cpu_time = None  # set when this move's CPU time is read: never a previous move's
         if self._pending_error is not None:
+            self.move_timing.append((None, 0.0))
             raise self._pending_error
         if not self.alive:
+            self.move_timing.append((None, 0.0))
             raise BotCrashedError("bot process is not running")
         seconds = self.limits.time_for(self._moves)
         first = self._moves == 0
         self._moves += 1
         started = time.monotonic()
         if not self._ready:
-            self._await_ready(started + deadline_for(self.limits.first_move_time) + STARTUP_GRACE)
+            try:
+                self._await_ready(started + deadline_for(self.limits.first_move_time) + STARTUP_GRACE)
+            except BotError:
+                self.move_timing.append((None, 0.0))
+                raise
             started = time.monotonic()
         deadline = started + deadline_for(seconds)
+        self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
         history = state.history()
         actions = history[self._sent:]  # the bot rebuilds the state (and who moved) itself
         self._sent = len(history)
@@ -154,10 +186,12 @@ class BotProcess:
                     self._kill()
                     raise ProtocolError(f"answer to a request that was never sent: {str(reply)[:200]}")
                 # a late answer to a move that already timed out: discard it
-        except BotTimeoutError:
+        except (BotError, MachineOverloadedError) as exc:
             self._freeze()
+            self._end_move(started, seconds, force=isinstance(exc, (BotTimeoutError, MachineOverloadedError)))
             raise
         self._freeze()
+        self._end_move(started, seconds)
         if "action" not in reply:
             if "bad_action" in reply:
                 raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
@@ -177,6 +211,7 @@ class BotProcess:
         if isinstance(self.layers.get("uid"), int):
             self.uid = self.layers["uid"]
         self._freeze()
+        self._delay_mark = self._run_delay()  # the baseline of the first move (start-up waits are not its)
 
     def _raise_reported(self, reply: dict[str, Any]) -> None:
         """The bot reported its own failure (or sent something that is not part of the protocol)."""
@@ -207,7 +242,8 @@ class BotProcess:
             self._thaw()  # a full pipe: a frozen bot could never empty it
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self._timed_out()
+                deadline = self._overtime(deadline)
+                remaining = max(deadline - time.monotonic(), 0.0)
             self._write_poll.poll(remaining * 1000)
             self._drain_stderr()
 
@@ -218,7 +254,8 @@ class BotProcess:
                 return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self._timed_out()
+                deadline = self._overtime(deadline)
+                remaining = max(deadline - time.monotonic(), 0.0)
             events = self._read_poll.poll(remaining * 1000)
             if len(events) == 1 and events[0][0] == self._resp_r:  # the usual case: an answer, nothing on stderr
                 answer = True
@@ -287,11 +324,77 @@ class BotProcess:
         return ("\n" + "\n".join(line[:300] for line in tail)) if tail else ""
 
     # -- failures ----------------------------------------------------------------------------------
-    def _timed_out(self) -> None:
+    def _timed_out(self, detail: str = "") -> None:
         self._freeze()
         if self.limits.debug:
             return
-        raise BotTimeoutError(f"no answer within the move time ({self.limits.time_for(max(self._moves - 1, 0)):g} s)")
+        raise BotTimeoutError(f"no answer within the move time ({self.limits.time_for(max(self._moves - 1, 0)):g} s)"
+                              f"{detail}")
+
+    # -- time under load ---------------------------------------------------------------------------
+    def _overtime(self, deadline: float) -> float:
+        """The deadline passed: returns a later deadline when the bot's wait for a CPU accounts for it,
+        else raises BotTimeoutError (the bot used its time) or MachineOverloadedError (the machine kept
+        it waiting longer than MAX_CREDIT move times).
+
+        Slow path only: runs once the deadline has passed, and again after each extension."""
+        if self._move is None or self.limits.debug:  # start-up and the init frame: no credit
+            self._timed_out()
+            return deadline
+        now = time.monotonic()
+        if not self._late_read and self._read_poll.poll(0):  # this process was late, not the bot: read what came
+            self._late_read = True
+            return now
+        started, base, seconds = self._move
+        wall = now - started
+        wait = self._wait_so_far()
+        cpu = self._cpu_so_far()
+        # Only time the bot spent neither running nor sleeping is credited: wall - CPU bounds the main
+        # thread's wait (a multi-threaded bot's main thread waiting behind its own threads gets nothing).
+        credit = max(0.0, min(wait, wall - cpu) if cpu is not None else wait) if wait is not None else 0.0
+        cap = MAX_CREDIT * seconds
+        if base + min(credit, cap) > now + MIN_EXTENSION:
+            self._extension = min(credit, cap)
+            return base + self._extension
+        self._freeze()
+        numbers = (f"wall {wall:.3f} s, CPU {'?' if cpu is None else f'{cpu:.3f}'} s, waited for a CPU "
+                   f"{'?' if wait is None else f'{wait:.3f}'} s")
+        if base + credit > now + MIN_EXTENSION:
+            raise MachineOverloadedError(
+                f"machine overloaded: bot {self.name} waited {credit:.2f} s for a CPU during a {seconds:g} s move "
+                f"({numbers}; at most {cap:g} s is credited); lower --concurrency or stop other work")
+        self._timed_out(f": {numbers}" + (f", {self._extension:.3f} s credited" if self._extension else ""))
+        return deadline
+
+    def _wait_so_far(self) -> float | None:
+        """Run-queue delay of the bot's main thread since the last reading (None: not measurable)."""
+        if self._delay_mark is None:
+            return None
+        now = self._run_delay()
+        return None if now is None else now - self._delay_mark
+
+    def _cpu_so_far(self) -> float | None:
+        """CPU seconds of the bot since the move began (its whole tree with a cgroup, else its main thread)."""
+        if self._cpu_mark is None:
+            return None
+        if self._cg is not None:
+            cpu = self._cg.cpu_seconds()
+        else:
+            cpu = self._schedstat()
+        return None if cpu is None else cpu - self._cpu_mark
+
+    def _end_move(self, started: float, seconds: float, force: bool = False) -> None:
+        """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION) and extension."""
+        self._move = None
+        self._unsampled += time.monotonic() - started
+        delay = None
+        if force or self._extension or self._unsampled >= SAMPLE_FRACTION * seconds:
+            now = self._run_delay()
+            if now is not None and self._delay_mark is not None:
+                delay = now - self._delay_mark
+            self._delay_mark = now
+            self._unsampled = 0.0
+        self.move_timing.append((delay, self._extension))
 
     def _died(self) -> None:
         """The process closed its pipe: find out why (OOM kill, CPU limit, exception, signal)."""
@@ -318,33 +421,35 @@ class BotProcess:
 
     # -- process control ---------------------------------------------------------------------------
     def _freeze(self) -> None:
+        """Stops the bot (with a cgroup) and accounts the move's CPU time, once per move: the timeout path
+        freezes more than once and must keep the move's CPU time, not the ~0 s since the first call."""
+        if self._frozen:
+            return
+        self._frozen = True
         if self._cg is not None:
-            if self._frozen:  # already frozen (a timeout path freezes twice): keep the move's CPU time
-                return
             self._cg.freeze(True)
-            self._frozen = True
             cpu = self._cg.cpu_seconds()
-            if cpu is not None:
-                self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
-                self._cpu_mark = cpu
         elif self.proc is not None:  # no cgroup: the main thread's CPU time from schedstat
             cpu = self._schedstat()
-            if cpu is not None:
-                self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
-                self._cpu_mark = cpu
+        else:
+            return
+        if cpu is not None:
+            self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
+            self._cpu_mark = cpu
 
     def _thaw(self) -> None:
         if self._cg is not None:
             if self._frozen:
                 self._cg.freeze(False)
-                self._frozen = False
             if self._cpu_mark is None:
                 self._cpu_mark = self._cg.cpu_seconds()
         elif self.proc is not None and self._cpu_mark is None:
             self._cpu_mark = self._schedstat()
+        self._frozen = False
 
-    def _schedstat(self) -> float | None:
-        """The bot's main-thread CPU seconds; the file stays open (one pread per move, not open+read+close)."""
+    def _schedstat(self, field: int = 0) -> float | None:
+        """A field of the bot's main-thread ``/proc/PID/schedstat`` in seconds: 0 = CPU time, 1 = time runnable
+        but waiting for a CPU. The file stays open (one pread, not open+read+close)."""
         if self._schedstat_fd < 0:
             if self.proc is None:
                 return None
@@ -353,9 +458,14 @@ class BotProcess:
             except OSError:
                 return None
         try:
-            return int(os.pread(self._schedstat_fd, 256, 0).split()[0]) / 1e9
+            return int(os.pread(self._schedstat_fd, 256, 0).split()[field]) / 1e9
         except (OSError, ValueError, IndexError):
             return None
+
+    def _run_delay(self) -> float | None:
+        """Seconds the bot's main thread has spent runnable but not running (the kernel's run_delay; the wait
+        under way is added when the thread next runs)."""
+        return self._schedstat(1)
 
     def _kill(self) -> None:
         """Kills the whole process tree (cgroup.kill where available)."""
