@@ -129,3 +129,16 @@ def test_timing_info_follows_each_seats_moves():
     assert info == {"run_delays": [0.5, None, None, 0.01, 0.9], "deadline_extensions": [[4, 0.3]]}
     assert timing_info([0, 1], [[(None, 0.0)], [(None, 0.0)]]) == {}
     assert MAX_CREDIT >= 1
+
+
+def test_time_losses_bench_plays_through_the_league_runner():
+    from arena.bench.scale_timing import time_losses
+
+    result = time_losses(games=2, move_time=0.1, concurrency=2)
+    assert result["games"] + result["overload_aborts"] == 2 and result["errors"] == 0, result["error_samples"]
+    assert result["time_losses"] == 0
+    assert result["moves"] == 3 * result["games"]  # Nim 9 taking 3 each time
+    if result["games"]:
+        assert result["wall_p50"] >= 0.8  # the bots answer at 80% of the limit by their own clocks
+        assert result["cpu_max"] <= result["wall_max"] + 0.05  # one thread cannot use more CPU than wall time
+        assert result["margin_min"] == pytest.approx(0.1 * (1 - result["wall_max"]))
