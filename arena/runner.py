@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ArenaError, ConfigError, MachineOverloadedError
 from arena.league import LeagueConfig
 from arena.limits import Limits
 from arena.schedule import Fixture, league_schedule
@@ -62,6 +62,8 @@ class RunSummary:
     """Fixtures not played because a bot is on probation."""
     errors: list[str] = field(default_factory=list)
     """Games the referee could not play (arena bugs, not bot failures); they are retried on the next run."""
+    overloaded: list[str] = field(default_factory=list)
+    """Games abandoned because the machine starved a bot of CPU (never a time loss); retried on the next run."""
     elapsed: float = 0.0
     probation: list[str] = field(default_factory=list)
 
@@ -102,6 +104,8 @@ def play_task(task: Task, bot_root: str | None = None) -> dict[str, Any]:
         record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
                             names=list(task.names))
         return record.to_dict()
+    except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
+        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}", "overloaded": True}
     except Exception as exc:  # noqa: BLE001 - reported by the writer, the game is retried next run
         return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
 
@@ -230,7 +234,9 @@ class _Writer:
         total = len(self.todo)
         for task, result in backend.execute(self.tasks()):
             self.finished.add(task.key)
-            if "error" in result:
+            if result.get("overloaded"):
+                self.summary.overloaded.append(f"{task.key}: {result['error']}")
+            elif "error" in result:
                 self.summary.errors.append(f"{task.key}: {result['error']}")
             else:
                 self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result,
@@ -244,7 +250,8 @@ class _Writer:
                 self.low += 1
             self.store.rate_pending(self.league_id, before=self.todo[self.low].key if self.low < total else None)
             if self.progress:
-                self.progress(self.summary.played + self.summary.skipped + len(self.summary.errors), total, task,
+                self.progress(self.summary.played + self.summary.skipped + len(self.summary.errors)
+                              + len(self.summary.overloaded), total, task,
                               result)
 
 

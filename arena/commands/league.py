@@ -36,7 +36,13 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
     except KeyboardInterrupt:
         click.echo("arena: interrupted; finished games are stored, run the same command again to resume", err=True)
         sys.exit(130)
-    if summary.errors:
+    if summary.overloaded:
+        click.echo(f"arena: machine overloaded: {len(summary.overloaded)} games were abandoned, not forfeited (first: "
+                   f"{summary.overloaded[0]}); lower --concurrency or stop other work, then run the same command "
+                   "again to play them", err=True)
+    if summary.errors or summary.overloaded:
+        if not summary.errors:
+            sys.exit(1)
         raise ArenaError(f"{len(summary.errors)} games could not be played (first: {summary.errors[0]}); "
                          "run the same command again to retry them")
 
@@ -61,6 +67,9 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
 
         def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
             bar.update(job, completed=done, total=total)
+            if record.get("overloaded"):  # at once, not only in the summary: the organiser can react mid-run
+                bar.console.print(f"[yellow]machine overloaded[/]: {task.key} abandoned (not forfeited), it is "
+                                  "replayed on the next run; lower --concurrency")
     try:
         summary = run_league(cfg, db=db, concurrency=concurrency, backend=backend, address=address,
                              progress=progress_cb)
