@@ -374,14 +374,29 @@ class BotProcess:
         return None if now is None else now - self._delay_mark
 
     def _cpu_so_far(self) -> float | None:
-        """CPU seconds of the bot since the move began (its whole tree with a cgroup, else its main thread)."""
+        """CPU seconds of the bot since the move began: its whole tree with a cgroup; else its main thread's,
+        plus all the CPU its other threads used in the whole game (no per-move baseline exists for them
+        without a read per move; the overstatement only ever lowers the credit)."""
         if self._cpu_mark is None:
             return None
         if self._cg is not None:
             cpu = self._cg.cpu_seconds()
-        else:
-            cpu = self._schedstat()
-        return None if cpu is None else cpu - self._cpu_mark
+            return None if cpu is None else cpu - self._cpu_mark
+        main = self._schedstat()
+        if main is None:
+            return None
+        return main - self._cpu_mark + max(0.0, (self._process_cpu() or 0.0) - main)
+
+    def _process_cpu(self) -> float | None:
+        """CPU seconds of every thread of the bot process, dead ones included (``/proc/PID/stat``, clock ticks)."""
+        if self.proc is None:
+            return None
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
 
     def _end_move(self, started: float, seconds: float, force: bool = False) -> None:
         """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION) and extension."""
