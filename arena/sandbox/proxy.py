@@ -338,9 +338,10 @@ class BotProcess:
         it waiting longer than MAX_CREDIT move times).
 
         Slow path only: runs once the deadline has passed, and again after each extension."""
-        if self._move is None or self.limits.debug:  # start-up and the init frame: no credit
+        if self.limits.debug:  # no time limits: wait on (an hour at a time)
+            return time.monotonic() + 3600.0
+        if self._move is None:  # start-up and the init frame: no credit
             self._timed_out()
-            return deadline
         now = time.monotonic()
         if not self._late_read and self._read_poll.poll(0):  # this process was late, not the bot: read what came
             self._late_read = True
