@@ -80,7 +80,7 @@ def test_waiting_for_a_cpu_is_not_a_time_loss(tmp_path, accounting):
     assert record.move_seats[0] == 0
     wall, delay = record.wall_times[0], record.info["run_delays"][0]
     assert wall > deadline_for(LIMITS.move_time), "the hogs did not slow the move down: the test proves nothing"
-    assert delay >= wall - deadline_for(LIMITS.move_time)  # the wait accounts for the overrun ...
+    assert delay >= wall - deadline_for(LIMITS.move_time) - 0.02  # the wait accounts for the overrun ...
     extension = dict(record.info["deadline_extensions"])[0]  # ... and was credited, never more than measured
     assert 0 < extension <= delay + 0.001
     assert record.cpu_times[0] >= 0.6 * LIMITS.move_time * 0.95  # the bot did its work; the CPU times show it
@@ -120,7 +120,9 @@ def test_a_bot_waiting_behind_its_own_threads_is_not_credited_that_wait(tmp_path
         "the main thread did not wait enough for this test to mean anything"
     extension = dict(record.info.get("deadline_extensions", [])).get(0, 0.0)
     assert extension <= wall - cpu + 0.02  # the bot (pinned to one CPU) cannot gain CPU faster than wall time
-    assert record.terminations[0] == ("normal" if extension else "timeout"), record.failures
+    assert record.terminations[0] in ("normal", "timeout"), record.failures
+    if record.terminations[0] == "normal":  # only other load's share of the wait can have let it answer
+        assert extension > 0
 
 
 def test_without_a_cgroup_the_credit_counts_every_threads_cpu():
