@@ -87,11 +87,13 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
         summary = run_league(config, db=Path(tmp) / "timing.sqlite", concurrency=concurrency, progress=progress)
         elapsed = time.perf_counter() - started
         pressure1 = _cpu_pressure()
+    errors = [e for e in summary.errors if f": {OVERLOAD}:" not in e]
     overloads = [e for e in summary.errors if f": {OVERLOAD}:" in e]
+    overloads += getattr(summary, "overloaded", [])  # the runner keeps abandoned games apart
     result: dict[str, Any] = {
         "game": game, "move_time": move_time, "concurrency": concurrency, "scheduled": per_pairing, **counts,
-        "overload_aborts": len(overloads), "errors": len(summary.errors) - len(overloads),
-        "error_samples": summary.errors[:3], "elapsed": round(elapsed, 1),
+        "overload_aborts": len(overloads), "errors": len(errors),
+        "error_samples": (errors + overloads)[:3], "elapsed": round(elapsed, 1),
         "machine_cpu_pressure": None if pressure0 is None or pressure1 is None
         else round((pressure1 - pressure0) / elapsed, 3),
     }
