@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import math
@@ -82,6 +83,17 @@ def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequ
         base_seed: the league's seed.
         mode: how tables of 3-4 player games are chosen (``auto``, ``all``, ``balanced``).
     """
+    paused = gc.isenabled()
+    gc.disable()  # 100,000s of new tuples and no cycles: collections would traverse them again and again (half the time)
+    try:
+        return _build(games, players, games_per_pairing, base_seed, mode)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(games: Sequence[tuple[str, int]], players: Mapping[str, Sequence[int]], games_per_pairing: int,
+           base_seed: int, mode: str) -> list[Fixture]:
     fixtures: list[Fixture] = []
     # Built in key order (round, then game spec, then table, then rotation), so no sort of 100,000s of keys:
     # a spec sorts by its text followed by the key's "|"; tables come ascending (ids are zero-padded).
