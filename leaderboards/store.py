@@ -446,29 +446,12 @@ class Store:
         Returns:
             The new game id, or None when a game with this schedule key is already stored (never twice).
         """
-        returns = [float(x) for x in record["returns"]]
-        terminations = list(record["terminations"])
-        ranks = sorted(set(returns), reverse=True)
-        best = returns.count(ranks[0])
         with _transaction(self.conn):
-            cur = self.conn.execute(
-                "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
-                "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
-                "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (league_id, schedule_key, base_game, record["game"], round_, int(record["seed"]),
-                 json.dumps(list(seats)), json.dumps(record["players"]), json.dumps(record["history"]),
-                 json.dumps(returns), json.dumps(terminations), json.dumps(record.get("move_seats", [])),
-                 json.dumps(record.get("wall_times", [])), json.dumps(record.get("cpu_times", [])),
-                 json.dumps(record.get("failures", [])), float(record.get("duration", 0.0)),
-                 json.dumps(record.get("info", {})), time.time()))
-            if cur.rowcount == 0:
+            inserted = self._insert_game(league_id, schedule_key, base_game, round_, seats, record)
+            if inserted is None:
                 return None
-            game_id = int(cur.lastrowid or 0)
+            game_id, terminations = inserted
             for seat, bot_id in enumerate(seats):
-                result = "loss" if returns[seat] != ranks[0] else ("win" if best == 1 else "draw")
-                self.conn.execute("INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) "
-                                  "VALUES (?, ?, ?, ?, ?, ?)",
-                                  (game_id, seat, bot_id, returns[seat], result, terminations[seat]))
                 reasons = failure_reasons(terminations, record.get("failures", []), seat)
                 if not reasons:
                     self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=?", (bot_id,))
@@ -481,6 +464,52 @@ class Store:
                         (f"{probation_after} failed games in a row (last: {', '.join(sorted(reasons))} in game {game_id})",
                          bot_id, probation_after))
             return game_id
+
+    def record_games(self, league_id: int,
+                     games: Iterable[tuple[str, str, int, Sequence[int], dict[str, Any]]]) -> int:
+        """Stores many finished games, each ``(schedule key, base game, round, seats, record)``, in one
+        transaction: a bulk import (synthetic stores for benchmarks, copies), without the probation
+        bookkeeping of :meth:`record_game`. Keys already stored are skipped. Returns the games stored."""
+        stored = 0
+        with _transaction(self.conn):
+            for key, base_game, round_, seats, record in games:
+                stored += self._insert_game(league_id, key, base_game, round_, seats, record) is not None
+        return stored
+
+    def _insert_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
+                     record: dict[str, Any]) -> tuple[int, list[str]] | None:
+        """The ``games`` row and its ``game_seats`` rows (inside a transaction); None if the key exists."""
+        returns = [float(x) for x in record["returns"]]
+        terminations = list(record["terminations"])
+        ranks = sorted(set(returns), reverse=True)
+        best = returns.count(ranks[0])
+        cur = self.conn.execute(
+            "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
+            "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
+            "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (league_id, schedule_key, base_game, record["game"], round_, int(record["seed"]),
+             json.dumps(list(seats)), json.dumps(record["players"]), json.dumps(record["history"]),
+             json.dumps(returns), json.dumps(terminations), json.dumps(record.get("move_seats", [])),
+             json.dumps(record.get("wall_times", [])), json.dumps(record.get("cpu_times", [])),
+             json.dumps(record.get("failures", [])), float(record.get("duration", 0.0)),
+             json.dumps(record.get("info", {})), time.time()))
+        if cur.rowcount == 0:
+            return None
+        game_id = int(cur.lastrowid or 0)
+        self.conn.executemany(
+            "INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) VALUES (?, ?, ?, ?, ?, ?)",
+            [(game_id, seat, bot_id, returns[seat],
+              "loss" if returns[seat] != ranks[0] else ("win" if best == 1 else "draw"), terminations[seat])
+             for seat, bot_id in enumerate(seats)])
+        return game_id, terminations
+
+    def backup(self, dest: str | os.PathLike[str]) -> None:
+        """Copies the store (committed state, WAL included) to a new file, e.g. to measure on a copy."""
+        target = sqlite3.connect(dest)
+        try:
+            self.conn.backup(target)
+        finally:
+            target.close()
 
     def game(self, game_id: int) -> StoredGame | None:
         row = self.conn.execute("SELECT * FROM games WHERE id=?", (game_id,)).fetchone()

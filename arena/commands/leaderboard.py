@@ -4,11 +4,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import click
+from rich.cells import cell_len
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from arena.errors import ConfigError
 from leaderboards.ratings import ALL
@@ -32,7 +34,9 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
     """Print a league's TrueSkill leaderboard, ordered by mu - 3 sigma."""
     if as_json and as_csv:
         raise ConfigError("--json and --csv exclude each other; pick one")
-    with Store.open(db) as store:
+    if not Path(db).exists():
+        Store.open(db)  # the usual "no store at ..." message
+    with Store.open(db, readonly=True) as store:  # a viewer: never migrates or writes
         league = store.find_league(league_name)
         scope = _scope(store, league.id, league.config, scope)
         rows = standings(store, league.id, scope=scope, include_retired=include_retired)
@@ -73,20 +77,54 @@ def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | No
     return spec
 
 
+def grid(console: Console, title: str, columns: list[tuple[str, str]], rows: list[list[Any]]) -> None:
+    """Prints a table in rich's default look (heavy head, light body) without rich's Table: that measures and
+    wraps every cell and takes 0.6 s for 200 rows, this takes 20 ms. ``columns`` are (header, ``left`` or
+    ``right``); each cell is a text or (text, style)."""
+    def split(cell: Any) -> tuple[str, str]:
+        return (cell, "") if isinstance(cell, str) else cell
+
+    cells = [[split(c) for c in row] for row in rows]
+    widths = [max([cell_len(h)] + [cell_len(row[j][0]) for row in cells]) for j, (h, _) in enumerate(columns)]
+
+    def pad(text: str, width: int, justify: str) -> str:
+        gap = " " * (width - cell_len(text))
+        return gap + text if justify == "right" else text + gap
+
+    out = Text()
+    out.append(title + "\n", style="italic")
+    out.append("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓\n")
+    out.append("┃")
+    for (header, justify), w in zip(columns, widths):
+        out.append(" ")
+        out.append(pad(header, w, justify), style="bold")
+        out.append(" ┃")
+    out.append("\n┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
+    for row in cells:
+        out.append("│")
+        for (text, style), (_, justify), w in zip(row, columns, widths):
+            out.append(" ")
+            out.append(pad(text, w, justify), style=style)
+            out.append(" │")
+        out.append("\n")
+    out.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
+    console.print(out, soft_wrap=True)  # soft_wrap: no measuring or wrapping of the long text
+
+
 def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]], total: int, scope: str = ALL) -> None:
-    """The leaderboard as a rich table."""
+    """The leaderboard as a table."""
     title = f"{league}: {total} games" + ("" if scope == ALL else f", {scope} only")
-    table = Table(title=title, title_justify="left")
-    for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status"):
-        table.add_column(col, justify="left" if col in ("bot", "status", "fail") else "right")
+    columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
+               for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
+    statuses = {"active": "", "probation": ("PROBATION", "red"), "retired": ("retired", "dim")}
+    lines = []
     for r in rows:
         fails = ", ".join(f"{r[k]} {label}" for k, label in (("timeouts", "timeouts"), ("crashes", "crashes"),
                                                                 ("illegal", "illegal"), ("memory", "memory"),
                                                                 ("protocol", "protocol")) if r[k]) or "-"
-        status = {"active": "", "probation": "[red]PROBATION[/]", "retired": "[dim]retired[/]"}[r["status"]]
-        table.add_row(str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
-                      str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, status)
-    console.print(table)
+        lines.append([str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
+                      str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, statuses[r["status"]]])
+    grid(console, title, columns, lines)
     for r in rows:
         if r["status"] == "probation":
             console.print(f"[red]{r['bot']} is on probation[/]: {r['status_reason']}; it is skipped until "
@@ -95,22 +133,20 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
 
 def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str, Any]]) -> None:
     """The head-to-head matrix: the row bot's score rate against the column bot (draws count half), with games."""
-    table = Table(title="head to head: row's score against column (games)", title_justify="left")
-    table.add_column("bot")
-    for r in rows:
-        table.add_column(r["bot"], justify="right")
     index = {(c["bot"], c["opponent"]): c for c in cells}
+    lines = []
     for a in rows:
-        values = []
+        values: list[Any] = [a["bot"]]
         for b in rows:
             c = index.get((a["bot"], b["bot"]))
             if c is None:
-                values.append("[dim]-[/]")
+                values.append(("-", "dim"))
             elif not c["games"]:
-                values.append("[dim]0[/]")
+                values.append(("0", "dim"))
             else:
                 rate = c["win_rate"]
                 colour = "green" if rate > 0.55 else "red" if rate < 0.45 else "yellow"
-                values.append(f"[{colour}]{100 * rate:.0f}%[/] ({c['games']})")
-        table.add_row(a["bot"], *values)
-    console.print(table)
+                values.append((f"{100 * rate:.0f}% ({c['games']})", colour))
+        lines.append(values)
+    grid(console, "head to head: row's score against column (games)", [("bot", "left")] +
+         [(r["bot"], "right") for r in rows], lines)

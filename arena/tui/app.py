@@ -26,8 +26,9 @@ from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prep
 from leaderboards.ratings import ALL
 
 TABS = ("leaderboard", "h2h", "games")
-TREND_SLICE = 0.1
-"""Seconds of trend reading per poll while a big league's history is being loaded (the UI thread never waits)."""
+TREND_SLICE = 0.2
+"""Seconds of trend reading per slice while a big league's history is being loaded (the UI thread never waits;
+the poller leaves it the GIL for a moment between slices)."""
 
 
 class ArenaApp(App[None]):
@@ -103,12 +104,12 @@ class ArenaApp(App[None]):
                 else:
                     if snapshot is not None and not self._deliver(self._apply_snapshot, prepare(snapshot)):
                         return
-                read = reader.trends.last_seq
+                read = reader.trends.catch_ups
                 more = reader.load_trends(TREND_SLICE)
-                if not more and reader.trends.last_seq == read:  # caught up: nap until the next tick
+                if more:  # loading a big league's history: leave the UI thread the GIL between slices
+                    self._wake.wait(0.02)
+                elif reader.trends.catch_ups == read:  # caught up: nap until the next tick
                     self._wake.wait(self.poll_interval)
-                elif more:  # loading a big league: leave the UI thread the GIL between slices
-                    self._wake.wait(TREND_SLICE / 4)
         finally:
             reader.close()
 
@@ -137,6 +138,9 @@ class ArenaApp(App[None]):
                 (snapshot.scope != self.scope and self.scope in snapshot.scopes):
             return  # built for a selection the user has just changed; the next poll brings the right one
         first = self.snapshot is None
+        if not first and (snapshot.league, snapshot.scope) != (self.snapshot.league, self.snapshot.scope):
+            for table in (self.query_one(LeaderboardTable), self.query_one(GamesTable)):
+                table.reset()  # another selection: fresh rows and column widths
         self.snapshot = snapshot
         self.message = None
         self.league = snapshot.league

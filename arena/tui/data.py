@@ -184,6 +184,9 @@ class TrendHistory:
     CHUNK = 5_000
 
     def __init__(self) -> None:
+        self.catch_ups = 0
+        """Updates that ended caught up after reading something (never reset): part of the poller's change
+        token, so finished trends make a new snapshot but each slice of a long initial load does not."""
         self.reset(None)
 
     def reset(self, league_id: int | None) -> None:
@@ -191,6 +194,8 @@ class TrendHistory:
         self.start: int | None = None
         """The first sequence number of the history that was read (the store's generation of it)."""
         self.last_seq = 0
+        self.ready = False
+        """Everything rated was read by the last update (then new games are read before each snapshot)."""
         self.series: dict[tuple[str, int], array[float]] = {}
         self._tuples: dict[tuple[str, int], tuple[float, ...]] = {}
 
@@ -208,13 +213,17 @@ class TrendHistory:
                     self.reset(league_id)
                     self.start = start
                 if end is None or self.last_seq >= end:
+                    self.ready = True
                     return False
                 upto = queries.seq_after(store, league_id, self.last_seq, self.CHUNK) or end
                 rows = queries.rating_history(store, league_id, self.last_seq, upto)
             self._add(rows)
             self.last_seq = upto
             if upto >= end:
+                self.ready = True
+                self.catch_ups += 1
                 return False
+            self.ready = False
             if time.perf_counter() > deadline:
                 return True
 
@@ -304,14 +313,16 @@ class StoreReader:
             store = self._open()
             version = queries.change_token(store)
             if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
-                                                                            self.trends.last_seq):
+                                                                            self.trends.catch_ups):
                 return None
             leagues, current = self._league(store, league)
+            if self.trends.ready and self.trends.league_id == current.id:
+                self.trends.update(store, current.id, budget=0.05)  # the new games' points, in this snapshot
             snapshot = self._snapshot(store, leagues, current, scope, h2h)
         except sqlite3.Error as exc:  # a store being created under us: try again next poll
             self.close()
             raise Unavailable(f"Cannot read {self.path}: {exc}") from None
-        self._token = (current.id, league, scope, version, h2h, self.trends.last_seq)
+        self._token = (current.id, league, scope, version, h2h, self.trends.catch_ups)
         return snapshot
 
     def load_trends(self, budget: float = 0.2) -> bool:
