@@ -68,6 +68,23 @@ def last_key(store: Store, league_id: int) -> str | None:
     return None if row[0] is None else str(row[0])
 
 
+def head_to_head_since(store: Store, league_id: int, scope: str, after_id: int) -> tuple[
+        dict[tuple[int, int], tuple[int, int, int]], int]:
+    """:meth:`Store.head_to_head` counted over the games with an id above ``after_id`` only, and the newest
+    game id of the league (``after_id`` when there is none newer). Games are only ever appended, so a
+    reader can keep the counts and add each poll's new games instead of re-counting 100,000 games."""
+    sql = ("SELECT a.bot_id, b.bot_id, sum(a.score > b.score), sum(a.score = b.score), sum(a.score < b.score) "
+           "FROM game_seats a JOIN game_seats b ON a.game_id = b.game_id AND a.seat != b.seat "
+           "JOIN games g ON g.id = a.game_id WHERE g.league_id=? AND g.id > ? AND a.bot_id != b.bot_id")
+    args: list[Any] = [league_id, after_id]
+    if scope != ALL:
+        sql += " AND g.base_game=?"
+        args.append(scope)
+    counts = {(r[0], r[1]): (r[2], r[3], r[4]) for r in store.conn.execute(sql + " GROUP BY a.bot_id, b.bot_id", args)}
+    last = store.conn.execute("SELECT max(id) FROM games WHERE league_id=?", (league_id,)).fetchone()[0]
+    return counts, max(after_id, int(last or 0))
+
+
 def count_provisional(store: Store, league_id: int) -> int:
     """Games rated out of schedule order while earlier ones are still being played (0 once the league is
     recomputed; always 0 for a schema 1 store)."""

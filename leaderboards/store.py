@@ -436,6 +436,13 @@ class Store:
         """The keys of every stored game of a league (what a resumed run skips)."""
         return {r[0] for r in self.conn.execute("SELECT schedule_key FROM games WHERE league_id=?", (league_id,))}
 
+    def sorted_schedule_keys(self, league_id: int) -> Iterator[str]:
+        """The stored keys of a league in key order, streamed from the unique index: a resumed 100,000-game
+        league merges them with its schedule instead of holding a set of them all."""
+        for (key,) in self.conn.execute("SELECT schedule_key FROM games WHERE league_id=? ORDER BY schedule_key",
+                                        (league_id,)):
+            yield key
+
     def record_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
                     record: dict[str, Any], *, probation_after: int | None = None) -> int | None:
         """Stores one finished game (a :meth:`arena.records.GameRecord.to_dict`) in one transaction.
@@ -638,19 +645,21 @@ class Store:
             low, high, count = self.conn.execute(
                 f"SELECT min(schedule_key), max(schedule_key), count(*) FROM games WHERE league_id=? "
                 f"AND rated={UNRATED} {bound}", (league_id, *args)).fetchone()
-            if not count:
+            provisional = self.conn.execute(f"SELECT 1 FROM games WHERE league_id=? AND rated={PROVISIONAL} LIMIT 1",
+                                            (league_id,)).fetchone() is not None
+            if not count and not provisional:
                 return 0
             # two indexed max() lookups (a "rated != 0" would scan the league)
             top = max((k for (k,) in self.conn.execute(
                 "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=? UNION ALL "
                 "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=?",
                 (league_id, RATED, league_id, PROVISIONAL)) if k is not None), default=None)
-            provisional = self.conn.execute(f"SELECT 1 FROM games WHERE league_id=? AND rated={PROVISIONAL} LIMIT 1",
-                                            (league_id,)).fetchone() is not None
             if top is not None and (provisional or low < top):
-                if before is None or before > max(top, high):  # nothing below the top is outstanding any more
-                    self._recompute(league_id, bound, args)
+                if before is None or before > max(top, high or top):  # nothing below the top is outstanding
+                    self._recompute(league_id, bound, args)  # (even with nothing new: provisional games end)
                     return int(count)
+                if not count:
+                    return 0
                 status = PROVISIONAL
             else:
                 status = RATED

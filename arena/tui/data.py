@@ -268,6 +268,8 @@ class StoreReader:
         self._token: tuple[Any, ...] | None = None
         self._h2h: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._h2h_for: tuple[int, str] | None = None
+        self._h2h_last = 0
+        """The newest game id counted in ``_h2h``: later polls add only newer games (1.3 s -> ms at 100k)."""
 
     def close(self) -> None:
         if self.store is not None:
@@ -356,8 +358,17 @@ class StoreReader:
                          reason_text(g.terminations), g.moves, g.duration)
                  for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
         if h2h:
-            self._h2h = store.head_to_head(league.id, scope)
-            self._h2h_for = (league.id, scope)
+            if self._h2h_for != (league.id, scope):
+                self._h2h, self._h2h_for, self._h2h_last = {}, (league.id, scope), 0
+            with queries.read_transaction(store):  # the counts and the id they reach from one state
+                new, last = queries.head_to_head_since(store, league.id, scope, self._h2h_last)
+            if new:
+                counts = dict(self._h2h)  # a new dict: the UI thread may still hold the last snapshot's
+                for pair, (w, d, l) in new.items():
+                    old = counts.get(pair, (0, 0, 0))
+                    counts[pair] = (old[0] + w, old[1] + d, old[2] + l)
+                self._h2h = counts
+            self._h2h_last = last
         elif self._h2h_for != (league.id, scope):  # hidden and stale: not worth a query until shown
             self._h2h, self._h2h_for = {}, None
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,

@@ -321,3 +321,19 @@ def test_a_schema_1_store_is_read_as_it_is_and_migrated_by_a_writer(tmp_path: Pa
         assert_equals_fold(s, 1)
     with Store.open(path) as again:  # opening a v2 store migrates nothing
         assert again.schema_version == SCHEMA_VERSION
+
+
+def test_provisional_games_are_recomputed_even_when_nothing_new_is_left_to_rate(store: Store) -> None:
+    league = store.ensure_league("L", {})
+    ids = [store.upsert_bot(league.id, f"b{i}", origin="config", spec="random")[0].id for i in range(3)]
+    rng = random.Random(4)
+    for r in range(3):  # rated in order up to round 2
+        store.record_game(league.id, f"{r:06d}|nim|a|0", "nim", r, ids[:2], record(outcome(rng, 2)))
+    store.rate_pending(league.id)
+    # round-0 games of b2 arrive while a round-1 fixture (later skipped: never stored) is outstanding
+    for i in range(2):
+        store.record_game(league.id, f"000000|nim|b{i}|0", "nim", 0, [ids[i], ids[2]], record(outcome(rng, 2)))
+        store.rate_pending(league.id, before="000001|nim|skipped|0")
+    assert queries.count_provisional(store, league.id) == 2
+    assert store.rate_pending(league.id) == 0  # nothing new, but the provisional games are made exact
+    assert_equals_fold(store, league.id)

@@ -182,3 +182,16 @@ def test_short_spec_drops_only_the_seed() -> None:
     assert short_spec("hex(size=5,seed=7,pie=true)") == "hex(size=5,pie=true)"
     assert short_spec("doublestep") == "doublestep"
     assert short_spec("colosseum(size=6)") == "colosseum(size=6)"
+
+
+def test_head_to_head_counts_are_kept_and_only_new_games_added(fixture_store: Fixture) -> None:
+    reader = StoreReader(fixture_store.path)
+    first = reader.poll(None, ALL)
+    assert first is not None and first.h2h == fixture_store.store.head_to_head(fixture_store.demo.id)
+    fixture_store.add_round([("random", "greedy"), ("uct", "mybot")])
+    snap = reader.poll(None, ALL)
+    assert snap is not None and snap.h2h == fixture_store.store.head_to_head(fixture_store.demo.id)
+    assert snap.h2h != first.h2h and first.h2h[(fixture_store.bots["uct"], fixture_store.bots["random"])] == (8, 0, 0)
+    nim = reader.poll(None, "nim")  # another scope: counted afresh
+    assert nim is not None and nim.h2h == fixture_store.store.head_to_head(fixture_store.demo.id, "nim")
+    reader.close()
