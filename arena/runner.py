@@ -139,6 +139,22 @@ def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
                            config.seed, mode=config.tables)
 
 
+def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
+    """The fixtures (in key order) whose keys are not among ``stored`` (also in key order): one merge pass, no set
+    of 100,000 stored keys (keys of games no longer scheduled, e.g. of a retired bot, are passed over)."""
+    todo: list[Fixture] = []
+    keys = iter(stored)
+    current = next(keys, None)
+    for fixture in fixtures:
+        while current is not None and current < fixture.key:
+            current = next(keys, None)
+        if current == fixture.key:
+            current = next(keys, None)
+        else:
+            todo.append(fixture)
+    return todo
+
+
 def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig) -> Task:
     files = {}
     specs = []
@@ -190,9 +206,10 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
         sync_bots(store, league.id, config)
         bots = {b.id: b for b in store.bots(league.id)}
         fixtures = plan(store, league.id, config)
-        done = store.schedule_keys(league.id)
-        todo = [f for f in fixtures if f.key not in done]
-        summary = RunSummary(config.name, path, scheduled=len(fixtures), already=len(fixtures) - len(todo),
+        scheduled = len(fixtures)
+        todo = missing(fixtures, store.sorted_schedule_keys(league.id))
+        del fixtures  # a resumed run keeps only what it still has to play
+        summary = RunSummary(config.name, path, scheduled=scheduled, already=scheduled - len(todo),
                              probation=[b.label for b in bots.values() if b.status == "probation"])
         store.rate_pending(league.id, before=todo[0].key if todo else None)
         if todo:
