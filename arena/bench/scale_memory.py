@@ -16,7 +16,11 @@ import sys
 from typing import Any
 
 GAMES = ("colosseum(size=12)", "hex(size=11)", "sorry(players=4)")
-SEARCH_BOTS = ("uct", "mcts_reuse", "determinized", "mc", "hmc")
+SEARCH_BOTS = ("uct", "uct(expand=one,c=0.3)", "mcts_reuse", "mcts_reuse(expand=one,c=0.3)", "determinized",
+               "mc(n=0)", "hmc")
+"""The defaults, plus the configurations that grow the biggest trees (expand=one iterates ~100x more often than
+expand=all with 11 playouts per leaf and reaches the node cap on big boards) and mc on the clock (its default
+is a fixed 100 playouts per action)."""
 
 
 def _child(bot_spec: str, game_spec: str, move_time: float, memory_mb: int, seed: int) -> dict[str, Any]:
