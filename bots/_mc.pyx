@@ -217,7 +217,10 @@ cdef class MCSearch:
         if self.aborted and depth > 0:
             return -1
         for i in range(count):
-            rates[i] = wins[i] / visits[i] if visits[i] > 0 else -1.0
+            if settled[i] and wins[i] == 0.0:
+                rates[i] = -2.0   # a proven loss: below every open candidate, even one a deadline left unsampled
+            else:
+                rates[i] = wins[i] / visits[i] if visits[i] > 0 else -1.0
         return acts[argmax_tie(rates, count, self.tie_break, &self.rng)]
 
     cdef bint nested_playout(self, int depth, CoreState play) noexcept:

@@ -91,6 +91,26 @@ def test_an_immediate_win_scores_n_without_playouts() -> None:
     assert stats["playouts"] == 80, "only the two open candidates are played out"
 
 
+def test_a_deadline_never_makes_a_proven_loss_the_choice() -> None:
+    """Colosseum 12x12 (seed 1) has first moves that wall the mover in and lose at once. Under a deadline too short
+    to sample every candidate, those exact losses used to outrank the unsampled candidates (seen: hmc played one
+    at 2 s per move on a loaded machine); now a proven loss is chosen only when nothing else is left."""
+    game = games.load("colosseum(size=12,seed=1)")
+    root = game.new_initial_state()
+    losing = set()
+    for action in root.legal_actions():
+        after = root.clone()
+        after.apply_action(action)
+        if after.is_terminal() and after.returns()[0] < 0:
+            losing.add(action)
+    assert losing, "the position must offer an immediate loss for this test to mean anything"
+    for seed in range(6):
+        for spec in ("hmc", "mc(n=0)"):
+            bot = bots.make(spec, game, 0, seed)
+            action = bot.step(root.clone(), Limit(time=0.02))
+            assert action not in losing, (spec, seed, bot.last_search["rounds"])
+
+
 def test_a_forced_move_needs_no_playouts() -> None:
     state = state_after("doublestep(length0=3,length1=9,overshoot=forbid)", [2, 2])   # seat 0 at distance 1
     bot = bots.make("mc(n=50)", state.game, 0, 1)
