@@ -161,7 +161,23 @@ class LeaderboardTable(LiveTable):
             label = Cell(f"{row.label} ({row.status})", "yellow" if row.status == "probation" else "dim italic")
         return [right(str(rank)), label, right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}"),
                 right(f"{row.exposed:.2f}", "bold"), right(str(row.games)), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
-                right(str(row.failures), "red" if row.failures else ""), Cell(sparkline(row.trend, TREND_WIDTH), "cyan")]
+                right(str(row.failures), "red" if row.failures else ""), Cell(trend_line(row.trend), "cyan")]
+
+
+_TREND_LINES: dict[int, tuple[tuple[float, ...], str]] = {}
+
+
+def trend_line(trend: tuple[float, ...]) -> str:
+    """The leaderboard's sparkline of a trend. A trend tuple stays the same object until its bot plays again
+    (the reader caches them), so each is squeezed once, not on every poll (4,000 points a bot at 100k games)."""
+    hit = _TREND_LINES.get(id(trend))
+    if hit is not None and hit[0] is trend:
+        return hit[1]
+    if len(_TREND_LINES) > 4096:  # trends replaced by newer ones: forget them all now and then
+        _TREND_LINES.clear()
+    line = sparkline(trend, TREND_WIDTH)
+    _TREND_LINES[id(trend)] = (trend, line)
+    return line
 
 
 class GamesTable(LiveTable):
