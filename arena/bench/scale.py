@@ -157,8 +157,8 @@ def memory_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
         yield cost(SUITE, f"{r['bot']} peak RSS, {r['game']}, {size.memory_move_time:g} s/move", r["peak_rss"] / MB,
                    "MiB", "random bot (interpreter + game)", base / MB,
                    note=f"<= {RSS_LIMIT_MB} MB: {'yes' if within else 'NO'}; {r['moves']} moves"
-                        + (f"; largest tree {r['nodes']:,} nodes, {per_node:.0f} B/node measured "
-                           f"({r['node_bytes']} B/node in the pool)" if per_node else ""))
+                        + (f"; largest tree {r['nodes']:,} nodes, {per_node:.1f} B/node over the baseline "
+                           f"({r['node_bytes']} B/node in the pool)" if per_node is not None else ""))
 
 
 # -- time losses under load ----------------------------------------------------------------------
@@ -205,7 +205,7 @@ def dashboard_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
                    big["max_loop_lag_seconds"] * 1000, "ms", f"{small['games']:,} games",
                    small["max_loop_lag_seconds"] * 1000,
                    note=f"no frame over 100 ms: {'met' if big['max_loop_lag_seconds'] < 0.1 else 'MISSED'} "
-                        "(Textual redraws every visible DataTable cell after a change; docs/tui.md)")
+                        "(the UI thread's longest wait: our update, Textual's repaint, GC passes; docs/tui.md)")
 
 
 # -- the plot ------------------------------------------------------------------------------------
