@@ -2,7 +2,8 @@
 
 * ``first-player``: MC(N) against MC(N), N = 500..13000 playouts per candidate, 200 games each in the study
   (Figure 2): the first player's win ratio. Games are played whole in C (``bots._selfplay``); a 7x7 game
-  costs about N x 4 ms here, so the default uses few games and N up to 2000.
+  costs about N x 0.5 ms on one core here (measured at 200 games for N = 500..7000), so the default uses few
+  games and N up to 2000.
 * ``noise`` (Figure 4): random boards after k moves are evaluated again and again (the probability that
   the player who made the last move wins); mean and standard deviation over the repetitions for
   N = 1000, 3000, 5000. The study does not say how many playouts one evaluation uses; ``evaluation``
@@ -145,7 +146,7 @@ EXPERIMENT = Experiment(
     study="hex-mc-radovic-raicevic-2015.txt, Figures 2 and 4",
     params=PARAMS,
     run=run,
-    note="A 7x7 MC(N) game costs about N x 4 ms on one core: the default plays 10 games at N = 500, 1000, 2000 "
-         "and 5 evaluations per board (a minute or two on 2 cores). The study: --games 200 --set n=500/1000/3000/5000/7000/10000/13000 "
-         "(about a day on 2 cores).",
+    note="A 7x7 MC(N) game costs about N x 0.5 ms on one core: the default plays 10 games at N = 500, 1000, "
+         "2000 and 5 evaluations per board (a minute or two on 2 cores). The study's Figure 2: --games 200 --set "
+         "n=500/1000/3000/5000/7000/10000/13000 --set boards=0 (about 35 minutes on 2 cores).",
 )
