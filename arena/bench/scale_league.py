@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
+
 FAST_BOTS = ("random", "greedy", "mc(n=1)")
 """Specs the league's bots cycle through: all fast, all different strengths."""
 
@@ -38,15 +40,14 @@ def league_file(directory: Path, games: int, bots: int = 50, seed: int = 1) -> t
 
 
 def _count(db: Path) -> int:
+    """Games stored so far (0 while the store is still being created)."""
+    from leaderboards.store import Store
     if not db.exists():
         return 0
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:  # the schema is still being created
+        with Store.open(db, readonly=True) as store:
+            return sum(store.count_games(league.id) for league in store.leagues())
+    except (ArenaError, sqlite3.Error):  # the schema is still being created
         return 0
 
 
@@ -143,26 +144,6 @@ def rss_at(samples: list[dict[str, Any]], games: int, run: int | None = None) ->
     return eligible[0] if eligible else samples[-1]
 
 
-def leaderboard_seconds(db: Path, repeats: int = 3) -> tuple[float, float]:
-    """(best in-process leaderboard query, best ``arena leaderboard --db`` command wall time) in seconds."""
-    from leaderboards.standings import standings
-    from leaderboards.store import Store
-    query = math.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        with Store.open(db, readonly=True) as store:
-            league = store.find_league(None)
-            standings(store, league.id)
-        query = min(query, time.perf_counter() - t0)
-    command = math.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "leaderboard", "--db", str(db)],
-                       check=True, stdout=subprocess.DEVNULL)
-        command = min(command, time.perf_counter() - t0)
-    return query, command
-
-
 def main() -> None:  # pragma: no cover - a manual entry point for long runs
     import argparse
     parser = argparse.ArgumentParser(description="Run the scale league and write its samples as JSON.")
@@ -173,7 +154,8 @@ def main() -> None:  # pragma: no cover - a manual entry point for long runs
     args = parser.parse_args()
     out = league_growth(args.directory, args.games, bots=args.bots, kill_at=args.kill_at,
                         echo=lambda m: print(m, file=sys.stderr, flush=True))
-    out["leaderboard_query"], out["leaderboard_command"] = leaderboard_seconds(Path(out["db"]))
+    from arena.bench.scale_dashboard import leaderboard_times
+    out["leaderboard"] = leaderboard_times(out["db"])
     (args.directory / "growth.json").write_text(json.dumps(out))
     print(json.dumps({k: v for k, v in out.items() if k != "samples"}))
 

@@ -19,7 +19,8 @@ def test_league_growth_kills_the_runner_and_the_resumed_run_completes_the_schedu
     assert {s["run"] for s in result["samples"]} <= {1, 2}
     assert any(s["writer_rss"] > 0 for s in result["samples"])
     assert result["final_store_bytes"] > 0
-    assert rss_at(result["samples"], 0)["games"] >= 0
+    resumed = rss_at(result["samples"], result["killed_at"], run=2)
+    assert resumed["run"] == 2 and resumed["games"] >= result["killed_at"]
 
 
 def test_bot_memory_child_reports_its_tree_and_peak() -> None:
