@@ -11,22 +11,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from arena.errors import ConfigError
+from arena.league_schema import (
+    DEFAULT_PROBATION_AFTER,
+    DEFAULT_PROBATION_FAILURES,
+    DEFAULT_PROBATION_WINDOW,
+    BotTable,
+    LeagueFile,
+)
 from arena.limits import Limits
+from arena.schema import explain, show
+from arena.text import name_problem, quoted
 from games.errors import GameSpecError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-DEFAULT_PROBATION_AFTER = 5
-ON_FAILURE = ("lose", "random_move")
-TABLES = ("auto", "all", "balanced")
-_KEYS = ("name", "games", "game", "bots", "games_per_pairing", "seed", "limits", "concurrency", "database",
-         "on_failure", "probation_after", "tables")
-_BOT_KEYS = ("name", "spec", "file", "games", "trusted")
-
 
 @dataclass(frozen=True)
 class BotEntry:
@@ -44,6 +47,8 @@ class BotEntry:
     """The game specs this bot plays (None: all)."""
     trusted: bool = False
     """A trusted bot file may run without the sandbox's mandatory layers."""
+    entry: str | None = None
+    """A folder bot's entry module (None: ``bot.py``)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,10 @@ class LeagueConfig:
     on_failure: str = "lose"
     probation_after: int = DEFAULT_PROBATION_AFTER
     """A bot failing this many games in a row is put on probation (0: never)."""
+    probation_window: int = DEFAULT_PROBATION_WINDOW
+    probation_failures: int = DEFAULT_PROBATION_FAILURES
+    """A bot with at least this many failed games among its last ``probation_window`` is put on probation
+    (0: never)."""
     tables: str = "auto"
     """Tables of 3-4 player games: all combinations, a balanced subset, or auto (docs/leagues.md)."""
     path: Path | None = None
@@ -74,12 +83,22 @@ class LeagueConfig:
         import games as games_pkg
         return games_pkg.load(game).num_players()
 
+    def relaxed(self) -> list[str]:
+        """The sandbox layers this league turns off or relaxes, in words (empty: the full sandbox for every bot).
+        Said on every run and stored with the league, so its leaderboard says it too."""
+        out = self.limits.relaxed()
+        trusted = [b.name for b in self.bots if b.trusted and b.file is not None]
+        if trusted and not self.limits.trusted:
+            out.append(f"trusted bot files run without the mandatory sandbox layers: {', '.join(trusted)}")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary stored with the league."""
         return {"name": self.name, "games": list(self.games), "games_per_pairing": self.games_per_pairing,
                 "seed": self.seed, "limits": self.limits.to_dict(), "on_failure": self.on_failure,
-                "probation_after": self.probation_after, "tables": self.tables,
-                "path": str(self.path) if self.path else None}
+                "probation_after": self.probation_after, "probation_window": self.probation_window,
+                "probation_failures": self.probation_failures, "tables": self.tables,
+                "sandbox_relaxed": self.relaxed(), "path": str(self.path) if self.path else None}
 
 
 def load_config(path: str | Path) -> LeagueConfig:
@@ -91,11 +110,16 @@ def load_config(path: str | Path) -> LeagueConfig:
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"league file {path} not found") from None
     except OSError as exc:
         raise ConfigError(f"cannot read league file {path}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the "
+                          "league file as UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -111,18 +135,24 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
     def fail(msg: str) -> ConfigError:
         return ConfigError(f"{where}: {msg}")
 
-    unknown = [k for k in data if k not in _KEYS]
-    if unknown:
-        raise fail(f"unknown key {unknown[0]!r}; valid keys: {', '.join(_KEYS)}")
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise fail("'name' must be a non-empty string (the league's name in the store)")
-
-    raw_games = data.get("games", data.get("game"))
-    if isinstance(raw_games, str):
-        raw_games = [raw_games]
-    if not isinstance(raw_games, list) or not raw_games or not all(isinstance(g, str) for g in raw_games):
-        raise fail("'games' must be a non-empty list of game specs, e.g. games = [\"nim\", \"hex(size=5)\"]")
+    try:  # types and ranges of every key: the schema (arena/league_schema.py, the tables in docs/leagues.md)
+        top = LeagueFile.model_validate(data)
+    except ValidationError as exc:
+        raise fail(explain(exc, LeagueFile)) from None
+    try:
+        limits = Limits.from_dict(top.limits)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    if top.games is not None and top.game is not None:
+        raise fail("give 'games' or 'game', not both")
+    raw_games = top.games if top.games is not None else top.game
+    if raw_games is None:
+        raise fail("'games' is required: a game spec or a list of them, e.g. games = [\"nim\", \"hex(size=5)\"]")
+    name = top.name.strip()
+    if not name:
+        raise fail("name must not be blank (it is the league's name in the store)")
+    if (problem := name_problem(name)) is not None:  # names are shown everywhere: printable, short (arena/text.py)
+        raise fail(f"name {quoted(name)} {problem}")
     specs: list[str] = []
     seat_counts: dict[str, int] = {}
     for raw in raw_games:
@@ -138,90 +168,58 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         specs.append(spec)
         seat_counts[spec] = game.num_players()
 
-    gpp = data.get("games_per_pairing", math.lcm(*seat_counts.values()))
-    if not _is_int(gpp) or gpp < 1:
-        raise fail(f"'games_per_pairing' must be a positive integer, got {gpp!r}")
+    gpp = top.games_per_pairing if top.games_per_pairing is not None else math.lcm(*seat_counts.values())
     for spec, k in seat_counts.items():
         if gpp % k:
-            raise fail(f"'games_per_pairing' ({gpp}) must be a multiple of the {k} seats of {spec} so every bot "
+            raise fail(f"games_per_pairing = {gpp} must be a multiple of the {k} seats of {spec} so every bot "
                        "plays every seat equally often")
+    if top.probation_failures > top.probation_window:
+        raise fail(f"probation_failures = {top.probation_failures} is not allowed: at most probation_window "
+                   f"({top.probation_window})")
 
-    seed = data.get("seed", 0)
-    if not _is_int(seed) or not 0 <= seed < 2**63:
-        raise fail(f"'seed' must be an integer in 0..2**63-1, got {seed!r}")
-    limits_data = data.get("limits", {})
-    if not isinstance(limits_data, dict):
-        raise fail("'limits' must be a table, e.g. [limits] move_time = 1.0")
-    try:
-        limits = Limits.from_dict(limits_data)
-    except (ConfigError, TypeError) as exc:
-        raise fail(str(exc)) from None
-    concurrency = data.get("concurrency")
-    if concurrency is not None and (not _is_int(concurrency) or concurrency < 1):
-        raise fail(f"'concurrency' must be a positive integer, got {concurrency!r}")
-    database = data.get("database")
-    if database is not None and (not isinstance(database, str) or not database):
-        raise fail("'database' must be a path string")
-    on_failure = data.get("on_failure", "lose")
-    if on_failure not in ON_FAILURE:
-        raise fail(f"'on_failure' must be one of {', '.join(ON_FAILURE)}, got {on_failure!r}")
-    probation = data.get("probation_after", DEFAULT_PROBATION_AFTER)
-    if not _is_int(probation) or probation < 0:
-        raise fail(f"'probation_after' must be a non-negative integer (0: never), got {probation!r}")
-    tables = data.get("tables", "auto")
-    if tables not in TABLES:
-        raise fail(f"'tables' must be one of {', '.join(TABLES)}, got {tables!r}")
-
-    bots = _parse_bots(data.get("bots"), specs, base, fail)
+    bots = _parse_bots(top.bots, specs, base, fail)
     for spec, k in seat_counts.items():
         players = [b for b in bots if b.games is None or spec in b.games]
         if len(players) < k:
             raise fail(f"{spec} needs at least {k} bots that play it, the league has {len(players)}")
-    return LeagueConfig(name=name.strip(), games=tuple(specs), bots=tuple(bots), games_per_pairing=gpp, seed=seed,
-                        limits=limits, concurrency=concurrency,
-                        database=None if database is None else (base / database),
-                        on_failure=on_failure, probation_after=probation, tables=tables, path=path)
+    return LeagueConfig(name=name, games=tuple(specs), bots=tuple(bots), games_per_pairing=gpp, seed=top.seed,
+                        limits=limits, concurrency=top.concurrency,
+                        database=None if top.database is None else (base / top.database),
+                        on_failure=top.on_failure, probation_after=top.probation_after,
+                        probation_window=top.probation_window, probation_failures=top.probation_failures,
+                        tables=top.tables, path=path)
 
 
-def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEntry]:
+def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list[BotEntry]:
     import games as games_pkg
     from bots.registry import bot_class, parse_bot_spec
 
-    if not isinstance(raw, list) or not raw:
-        raise fail("'bots' must be a non-empty list: bot specs (\"random\") or tables "
-                   "({name = \"mine\", file = \"my_bot.py\"})")
     entries: list[BotEntry] = []
     for i, item in enumerate(raw):
         if isinstance(item, str):
             item = {"spec": item}
         if not isinstance(item, dict):
-            raise fail(f"bots[{i}] must be a spec string or a table with spec or file")
-        unknown = [k for k in item if k not in _BOT_KEYS]
-        if unknown:
-            raise fail(f"bots[{i}]: unknown key {unknown[0]!r}; valid keys: {', '.join(_BOT_KEYS)}")
-        spec, file = item.get("spec"), item.get("file")
+            raise fail(f"bots[{i}] = {show(item)} is not allowed: a bot spec string or a table with spec or file")
+        try:
+            table = BotTable.model_validate(item)
+        except ValidationError as exc:
+            raise fail(explain(exc, BotTable, where=lambda loc: f"bots[{i}]." + ".".join(map(str, loc)))) from None
+        spec, file = table.spec, table.file
         if (spec is None) == (file is None):
             raise fail(f"bots[{i}] needs exactly one of 'spec' (a built-in bot) or 'file' (a bot file)")
-        plays = item.get("games")
-        if plays is not None:
-            if isinstance(plays, str):
-                plays = [plays]
-            if not isinstance(plays, list) or not plays:
-                raise fail(f"bots[{i}]: 'games' must be a non-empty list of the league's game specs")
+        plays: tuple[str, ...] | None = None
+        if table.games is not None:
             canon = []
-            for g in plays:
+            for g in table.games:
                 c = match_game(g, specs)
                 if c is None:
                     raise fail(f"bots[{i}]: game {g!r} is not in the league; league games: {', '.join(specs)}")
                 canon.append(c)
             plays = tuple(canon)
-        trusted = item.get("trusted", False)
-        if not isinstance(trusted, bool):
-            raise fail(f"bots[{i}]: 'trusted' must be true or false")
         source = path = None
         if spec is not None:
-            if not isinstance(spec, str):
-                raise fail(f"bots[{i}]: 'spec' must be a string")
+            if table.entry is not None:
+                raise fail(f"bots[{i}].entry is only for a folder bot (file = \"folder\"), not a built-in spec")
             try:
                 bot_name, params = parse_bot_spec(spec)
                 cls, _ = bot_class(bot_name)
@@ -234,18 +232,21 @@ def _parse_bots(raw: Any, specs: list[str], base: Path, fail: Any) -> list[BotEn
                     raise fail(f"bot {spec!r} cannot play {g}: {problem.split(' (')[0]}; restrict it with "
                                f"games = [...]")
         else:
-            if not isinstance(file, str):
-                raise fail(f"bots[{i}]: 'file' must be a path string")
+            assert file is not None
             path = (base / file).resolve()
             if not path.is_file():
                 raise fail(f"bot file {file!r} not found (looked for {path})")
             source = path.read_text()
-        name = item.get("name", spec if spec is not None else Path(str(file)).stem)
-        if not isinstance(name, str) or not name.strip():
-            raise fail(f"bots[{i}]: 'name' must be a non-empty string")
+        name = (table.name if table.name is not None else spec if spec is not None else Path(str(file)).stem).strip()
+        if not name:
+            raise fail(f"bots[{i}].name must not be blank")
+        if (problem := name_problem(name)) is not None:
+            raise fail(f"bots[{i}].name {quoted(name)} {problem}"
+                       + ("" if table.name is not None else "; give the bot a name = \"...\""))
         if any(e.name == name for e in entries):
             raise fail(f"bot name {name!r} is used twice; give each bot a unique name = \"...\"")
-        entries.append(BotEntry(name=name.strip(), spec=spec, file=path, source=source, games=plays, trusted=trusted))
+        entries.append(BotEntry(name=name, spec=spec, file=path, source=source, games=plays, trusted=table.trusted,
+                                entry=table.entry))
     return entries
 
 
@@ -264,7 +265,3 @@ def match_game(spec: Any, specs: list[str] | tuple[str, ...]) -> str | None:
         return None
     ident = _game_identity(spec)
     return next((s for s in specs if ident is not None and _game_identity(s) == ident), None)
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)

@@ -1,58 +1,122 @@
-"""Resource limits of a sandboxed bot, configurable per match and per league."""
+"""Resource limits of a sandboxed bot, configurable per match and per league.
+
+One schema (a strict pydantic dataclass, arena/schema.py) checks every limit from a league file, the store
+or the command line: type, finite, range. The same fields generate the table in docs/leagues.md.
+"""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import asdict, replace
+from typing import Annotated, Any
+
+import click
+from pydantic import Field, ValidationError
+from pydantic.dataclasses import dataclass
 
 from arena.errors import ConfigError
+from arena.schema import STRICT, explain, type_name
+
+DAY = 86_400.0
+"""The longest move time one can ask for (a finite cap: larger values overflow the sandbox's timers)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
 class Limits:
     """Per-bot limits. Defaults follow the COMP424 course: 2 s a move, 30 s for the first, 500 MB."""
 
-    move_time: float = 2.0
-    """Wall-clock seconds per move."""
-    first_move_time: float = 30.0
-    """Wall-clock seconds for a bot's first move (set-up time)."""
-    memory_mb: int = 500
-    """Memory limit of the bot process (and its children)."""
-    cpu_seconds: int | None = None
-    """Whole-game CPU backstop in seconds (None: derived from the move times and the game length)."""
-    max_processes: int = 16
+    move_time: Annotated[float, Field(gt=0, le=DAY)] = 2.0
+    """Wall-clock seconds per move; also what built-in bots think on every move, the first included."""
+    first_move_time: Annotated[float, Field(gt=0, le=DAY)] = 30.0
+    """Wall-clock seconds allowed for a bot's first move: start-up (imports, tables) plus one move."""
+    memory_mb: Annotated[int, Field(ge=16, le=1_048_576)] = 500
+    """Memory limit of the bot process and its children, in MB."""
+    cpu_seconds: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
+    """Whole-game CPU backstop in seconds (left out: derived from the move times and the game length)."""
+    max_processes: Annotated[int, Field(ge=1, le=4096)] = 16
     """Processes and threads the bot may have at once."""
-    max_open_files: int = 64
-    """Open file descriptors."""
-    max_file_size_mb: int = 0
-    """Largest file the bot may write (0: none)."""
+    max_open_files: Annotated[int, Field(ge=8, le=65_536)] = 64
+    """Open file descriptors of the bot."""
+    max_file_size_mb: Annotated[int, Field(ge=0, le=1_048_576)] = 0
+    """Largest file the bot may write, in MB (0: none)."""
+    max_bot_mb: Annotated[float, Field(gt=0, le=1024)] = 1.0
+    """Largest bot snapshot (a file or a folder) a league, `arena match` or `arena submit` accepts, in MB."""
     trusted: bool = False
-    """True: the bot code is trusted (runs even when mandatory sandbox layers are missing)."""
+    """SANDBOX RELAXED: bot files run even when mandatory sandbox layers are missing. Only for code you trust."""
     debug: bool = False
-    """Trusted debug mode: no sandbox and no time limits, so an author can use a debugger. Never for untrusted code."""
-
-    def __post_init__(self) -> None:
-        for name in ("move_time", "first_move_time"):
-            value = getattr(self, name)
-            if not value > 0:
-                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
-        if self.memory_mb < 16:
-            raise ConfigError(f"memory_mb must be at least 16, got {self.memory_mb!r}")
-        if self.max_processes < 1 or self.max_open_files < 8 or self.max_file_size_mb < 0:
-            raise ConfigError("max_processes >= 1, max_open_files >= 8 and max_file_size_mb >= 0 are required")
+    """SANDBOX OFF: bots run in the referee's process, with no sandbox and no time limits (for a debugger).
+    Never for untrusted code."""
 
     def time_for(self, move_number: int) -> float:
         """The limit for a bot's ``move_number``-th own move (0 = first)."""
         return self.first_move_time if move_number == 0 else self.move_time
 
+    def relaxed(self) -> list[str]:
+        """The sandbox layers these limits turn off, in words (empty: the full sandbox)."""
+        out = []
+        if self.debug:
+            out.append("limits.debug = true (no sandbox, no time limits)")
+        if self.trusted:
+            out.append("limits.trusted = true (bot files run without the mandatory sandbox layers)")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Limits":
-        unknown = set(data) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ConfigError(f"unknown limit {sorted(unknown)[0]!r}; valid limits: {', '.join(cls.__dataclass_fields__)}")
-        return cls(**data)
+    def from_dict(cls, data: dict[str, Any], *, prefix: str = "limits.") -> Limits:
+        """Validated limits from a table (a league file's ``[limits]``, a stored config).
 
-    def with_(self, **changes: Any) -> "Limits":
-        return replace(self, **changes)
+        Raises:
+            ConfigError: one line naming the key (``prefix`` + name), the value and what is allowed.
+        """
+        if not isinstance(data, dict):
+            raise ConfigError(f"{prefix.rstrip('.')} must be a table, e.g. [limits] move_time = 1.0")
+        try:
+            return cls(**data)
+        except ValidationError as exc:
+            raise ConfigError(explain(exc, cls, where=lambda loc: prefix + ".".join(map(str, loc)))) from None
+
+    def with_(self, **changes: Any) -> Limits:
+        try:
+            return replace(self, **changes)
+        except ValidationError as exc:
+            raise ConfigError(explain(exc, type(self), where=lambda loc: "limits." + ".".join(map(str, loc)))) from None
+
+
+def limit_value(name: str, value: Any, option: str) -> Any:
+    """One limit from the command line, checked by the same schema: ``value`` is the option's text (read as a
+    TOML value, so ``inf`` and ``512.5`` mean what they mean in a league file) or an already typed default.
+
+    Raises:
+        ConfigError: ``--memory = 512.5 is not allowed: an integer, 16 <= x <= 1048576``.
+    """
+    if isinstance(value, str):
+        try:
+            import tomllib
+        except ImportError:  # pragma: no cover - Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef]
+        try:
+            value = tomllib.loads(f"x = {value}")["x"]
+        except tomllib.TOMLDecodeError:
+            pass  # not a TOML value: checked (and refused) as the string it is
+    try:
+        Limits(**{name: value})
+    except ValidationError as exc:
+        raise ConfigError(explain(exc, Limits, where=lambda loc: option)) from None
+    return value
+
+
+class LimitType(click.ParamType):
+    """A click option holding one limit: checked by the schema (:func:`limit_value`), so ``--move-time inf``
+    and ``--memory 512.5`` are refused in the words a league file gets."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+        self.name = type_name(Limits.__pydantic_fields__[field].annotation)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        option = param.opts[0] if param is not None and param.opts else self.field
+        try:
+            return limit_value(self.field, value, option)
+        except ConfigError as exc:
+            self.fail(str(exc).removeprefix(f"{option} = ").replace(" is not allowed: ", ": not allowed; must be ", 1),
+                      param, ctx)

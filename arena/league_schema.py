@@ -1,0 +1,102 @@
+"""The keys of a league file, their types, defaults, ranges and meanings: one schema that validates the file
+(arena/league.py) and generates the key tables of docs/leagues.md (``python -m arena.league_schema``).
+
+Only what a key *is* lives here; what it must agree with (a game spec that loads, ``games_per_pairing`` a
+multiple of the seats, a bot that can play its games) is checked by arena/league.py.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field
+
+from arena.limits import Limits
+from arena.schema import STRICT, docs_rows, docs_table
+
+DEFAULT_PROBATION_AFTER = 5
+DEFAULT_PROBATION_WINDOW = 10
+DEFAULT_PROBATION_FAILURES = 5
+
+
+def _one_or_many(value: Any) -> Any:
+    """``game = "nim"`` and ``games = ["nim"]`` are the same thing."""
+    return [value] if isinstance(value, str) else value
+
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+Specs = Annotated[list[NonEmpty], BeforeValidator(_one_or_many), Field(min_length=1)]
+_SPECS = {"type": "string or list of strings", "allowed": "a game spec or a non-empty list of game specs"}
+
+
+class LeagueFile(BaseModel):
+    """The top level of a league file."""
+
+    model_config = STRICT
+
+    name: NonEmpty
+    """The league's name in the store."""
+    games: Specs | None = Field(None, json_schema_extra=_SPECS)
+    """Game specs such as `hex(size=7)`; one string or a list (required: `games` or `game`)."""
+    game: Specs | None = Field(None, json_schema_extra=_SPECS)
+    """Another spelling of `games`, for a league of one game."""
+    bots: Annotated[list[Any], Field(min_length=1, json_schema_extra={
+        "type": "list of strings or tables", "allowed": "a non-empty list of bot specs or [[bots]] tables"})]
+    """The bots: built-in specs (`"random"`) or `[[bots]]` tables (below)."""
+    games_per_pairing: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Games per table of bots and per game spec, a multiple of the game's seats (left out: the least common
+    multiple of the seat counts)."""
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    """Base seed: every game's seed derives from it, the game spec and the round."""
+    limits: dict[str, Any] = Field(default_factory=dict, json_schema_extra={
+        "type": "table", "default": "the defaults below", "allowed": "a table of the [limits] keys below"})
+    """The `[limits]` table (below), for every bot of every game."""
+    concurrency: Annotated[int, Field(ge=1, le=1024)] | None = None
+    """Games at once (left out: the number of cores; `--concurrency` overrides)."""
+    database: NonEmpty | None = None
+    """The store, relative to the league file (left out: arena.sqlite in the current directory; `--db`
+    overrides)."""
+    on_failure: Literal["lose", "random_move"] = "lose"
+    """What a failed move costs: the game (`lose`), or a random legal move is played instead (`random_move`; a
+    crash or memory kill still loses)."""
+    probation_after: Annotated[int, Field(ge=0, le=100_000)] = DEFAULT_PROBATION_AFTER
+    """Probation after this many failed games in a row (0: never for a run of failures)."""
+    probation_window: Annotated[int, Field(ge=1, le=100_000)] = DEFAULT_PROBATION_WINDOW
+    """The recent games the failure rate counts: a bot's last `probation_window` games."""
+    probation_failures: Annotated[int, Field(ge=0, le=100_000)] = DEFAULT_PROBATION_FAILURES
+    """Probation when at least this many of the bot's last `probation_window` games failed, in a row or not
+    (0: never for a rate; at most `probation_window`)."""
+    tables: Literal["auto", "all", "balanced"] = "auto"
+    """Tables of 3-4 player games: every combination, a balanced subset, or `auto` (see Schedule)."""
+
+
+class BotTable(BaseModel):
+    """One `[[bots]]` table."""
+
+    model_config = STRICT
+
+    name: NonEmpty | None = None
+    """Display name, unique in the league (left out: the spec, or the file's name without `.py`)."""
+    spec: NonEmpty | None = None
+    """A built-in bot spec such as `mc(n=100)` (`arena bots` lists them); exactly one of `spec` and `file`."""
+    file: NonEmpty | None = None
+    """A bot file or folder, relative to the league file."""
+    entry: NonEmpty | None = None
+    """For a folder bot: its entry module, relative to the folder (left out: `bot.py`)."""
+    games: Specs | None = Field(None, json_schema_extra=_SPECS)
+    """Only these of the league's games (left out: all of them)."""
+    trusted: bool = False
+    """SANDBOX RELAXED: this bot file runs even when mandatory sandbox layers are missing. Only for code you
+    trust."""
+
+
+def tables() -> str:
+    """The three key tables of docs/leagues.md, as generated from the schema."""
+    return "\n\n".join([
+        "Top level:\n\n" + docs_table(docs_rows(LeagueFile)),
+        "`[limits]`:\n\n" + docs_table(docs_rows(Limits, "limits.")),
+        "`[[bots]]` (or a bare spec string):\n\n" + docs_table(docs_rows(BotTable, "bots[].")),
+    ])
+
+
+if __name__ == "__main__":
+    print(tables())
