@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.errors import ConfigError
-from arena.limits import Limits
+from arena.limits import Limits, LimitType
 from arena.records import REASONS, GameRecord
 
 
@@ -104,10 +104,12 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--games", "n_games", type=int, default=10, show_default=True, help="Number of games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first game (game seeds follow).")
-@click.option("--move-time", type=float, default=Limits.move_time, show_default=True, help="Seconds per move.")
-@click.option("--first-move-time", type=float, default=Limits.first_move_time, show_default=True,
-              help="Seconds for each bot's first move (set-up).")
-@click.option("--memory", "memory_mb", type=int, default=Limits.memory_mb, show_default=True, help="MB per bot.")
+@click.option("--move-time", type=LimitType("move_time"), default=Limits.move_time, show_default=True,
+              help="Seconds per move (built-in bots think this long on every move).")
+@click.option("--first-move-time", type=LimitType("first_move_time"), default=Limits.first_move_time,
+              show_default=True, help="Seconds for each bot's first move (start-up plus one move).")
+@click.option("--memory", "memory_mb", type=LimitType("memory_mb"), default=Limits.memory_mb, show_default=True,
+              help="MB per bot.")
 @click.option("--on-failure", type=click.Choice(["lose", "random_move"]), default="lose", show_default=True,
               help="lose: a failing bot loses; random_move: COMP424 rule, a random move is played instead.")
 @click.option("--trusted", is_flag=True, help="The bot files are trusted: run them even without the mandatory layers.")
