@@ -7,14 +7,27 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class Limit:
-    """What one move may use (python-chess's ``Limit``). A bot must answer within ``time``."""
+    """What one move may use (python-chess's ``Limit``). A bot must answer within ``time``, and should think
+    for ``think_time``: on the first move ``time`` also covers the bot's start-up, which is not thinking time
+    (docs/bot-authors.md, "The first move")."""
 
     time: float | None = None
-    """Wall-clock seconds this move may take (None: no time limit, e.g. an iteration budget)."""
+    """Wall-clock seconds this move may take (None: no time limit, e.g. an iteration budget). The hard deadline:
+    past it the move is a timeout."""
     memory_mb: int | None = None
     """The bot process's memory limit in MB (None: not limited)."""
     first_move: bool = False
     """True for the bot's first move, which usually has a longer time limit (set-up time)."""
+    think: float | None = None
+    """Seconds the referee means a move to think: the league's ``move_time``, on every move, the first included
+    (None: not given, think for ``time``)."""
+
+    @property
+    def think_time(self) -> float | None:
+        """Seconds to search this move: ``think``, never past ``time``; ``time`` when no budget was given."""
+        if self.think is None or self.time is None:
+            return self.time if self.think is None else self.think
+        return min(self.think, self.time)
 
 
 @runtime_checkable

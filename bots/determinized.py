@@ -8,7 +8,7 @@ played. The tree is the same compiled one as ``uct`` (:class:`bots._uct.Search`)
 one random playout per iteration and the constant ``c``.
 
 Budget: ``d * s`` iterations; under a referee time limit each determinization also stops at its equal
-share of ``limit.time - min(margin, limit.time / 10)``.
+share of ``limit.think_time - min(margin, limit.think_time / 10)``.
 """
 from __future__ import annotations
 
@@ -47,8 +47,9 @@ class DeterminizedBot(BaseBot):
     def step(self, state: Any, limit: Limit) -> int:
         started = time.monotonic()
         deadline = 0.0
-        if limit.time is not None:
-            deadline = started + limit.time - min(self.margin, limit.time / 10)
+        budget = limit.think_time  # move_time on every move: the first move's longer limit is for start-up
+        if budget is not None:
+            deadline = started + budget - min(self.margin, budget / 10)
         self.search.reseed(move_seed(self.seed, self.moves))
         self.moves += 1
         action = int(self.search.determinized(state, self.d, self.s, deadline))

@@ -7,11 +7,11 @@ compiled (``bots._mc.MCSearch``); this module only turns a spec and a move budge
 Budget semantics (docs/bots-mc.md):
 
 * ``n > 0``: ``n`` playouts per candidate, spread round-robin. When the referee also gives a move time,
-  the search stops early at ``limit.time - margin`` (the scores so far, as win rates, decide).
-* ``n = 0``: as many round-robin playouts as ``limit.time - margin`` allows. Without a time limit
+  the search stops early at ``limit.think_time - margin`` (the scores so far, as win rates, decide).
+* ``n = 0``: as many round-robin playouts as ``limit.think_time - margin`` allows. Without a time limit
   the bot falls back to ``FALLBACK_N`` playouts per candidate.
 
-The margin is ``min(margin, limit.time / 2)`` seconds, so a tiny limit still leaves half of it in hand.
+The margin is ``min(margin, limit.think_time / 2)`` seconds, so a tiny limit still leaves half of it in hand.
 """
 from __future__ import annotations
 
@@ -74,10 +74,12 @@ class FlatMCBot(BaseBot):
         return int(action)
 
     def budget(self, limit: Limit) -> float | None:
-        """Seconds this move may search: the limit minus ``min(margin, limit/2)``; None without a limit."""
-        if limit.time is None:
+        """Seconds this move may search: the thinking time (``move_time``, also on the first move, whose longer
+        limit is for start-up) minus ``min(margin, half of it)``; None without a limit."""
+        think = limit.think_time
+        if think is None:
             return None
-        return limit.time - min(self.margin, limit.time / 2)
+        return think - min(self.margin, think / 2)
 
     def restart(self) -> None:
         self.moves = 0

@@ -5,7 +5,7 @@ this module turns a spec and the referee's move budget into one call per move. d
 the details.
 
 Budget: ``iterations=N`` runs N iterations (still cut short by the referee's time limit, if any);
-without it the bot searches until ``limit.time - min(margin, limit.time / 10)``. With neither an
+without it the bot searches until ``limit.think_time - min(margin, limit.think_time / 10)``. With neither an
 iteration budget nor a time limit it runs ``FALLBACK_ITERATIONS`` iterations.
 """
 from __future__ import annotations
@@ -114,8 +114,9 @@ class UCTBot(BaseBot):
     def step(self, state: Any, limit: Limit) -> int:
         started = time.monotonic()
         deadline = 0.0
-        if limit.time is not None:
-            deadline = started + limit.time - min(self.margin, limit.time / 10)
+        budget = limit.think_time  # move_time on every move: the first move's longer limit is for start-up
+        if budget is not None:
+            deadline = started + budget - min(self.margin, budget / 10)
         iterations = self.iterations
         if iterations is None and deadline <= 0:
             iterations = FALLBACK_ITERATIONS

@@ -118,7 +118,7 @@ def serve() -> None:
         _fail("crash", exc)
     inform = getattr(bot, "inform", None)
     _send({"type": "ready", "layers": active})
-    limits: dict[tuple[Any, Any, bool], Limit] = {}  # one Limit object per distinct limit (usually two)
+    limits: dict[tuple[Any, Any, bool, Any], Limit] = {}  # one Limit object per distinct limit (usually two)
     limit: Limit | None = None
     while True:
         request = reader.read()
@@ -139,10 +139,10 @@ def serve() -> None:
         lim = request.get("limit")
         if lim is not None or limit is None:  # the referee sends the limit only when it changes
             lim = lim or {}
-            key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")))
+            key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")), lim.get("think"))
             limit = limits.get(key)
             if limit is None:
-                limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2])
+                limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2], think=key[3])
         try:
             value = bot.step(state.clone(), limit)
         except MemoryError as exc:

@@ -164,7 +164,8 @@ class BotProcess:
         else:
             self._limit_sent = key
             frame = protocol.step_frame(request_id, actions, protocol.encode_value(
-                {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first}))
+                {"time": seconds, "memory_mb": self.limits.memory_mb, "first_move": first,
+                 "think": self.limits.move_time}))  # think: the budget on every move; the first's time covers start-up
         try:
             # Write first, then thaw: the frozen bot cannot read it yet, and it wakes once (with its
             # request waiting) instead of waking on the thaw and again on the write.
