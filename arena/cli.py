@@ -59,7 +59,8 @@ def cli() -> None:
 
 
 def _usage_exit(message: str) -> None:
-    click.echo(f"arena: error: {message}", err=True)
+    from arena.text import shown  # messages quote names and paths from the user's files: shown literally
+    click.echo(f"arena: error: {shown(message)}", err=True)
     sys.exit(2)
 
 
@@ -90,7 +91,8 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("arena: interrupted", err=True)
         sys.exit(130)
     except ArenaError as exc:
-        click.echo(f"arena: {exc}", err=True)
+        from arena.text import shown
+        click.echo(f"arena: {shown(exc)}", err=True)
         sys.exit(1)
     except BrokenPipeError:
         sys.exit(1)
@@ -98,7 +100,8 @@ def main(argv: list[str] | None = None) -> Any:
         import os
         if os.environ.get("ARENA_DEBUG"):
             raise
-        click.echo(f"arena: internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        from arena.text import shown
+        click.echo(f"arena: internal error: {type(exc).__name__}: {shown(str(exc).splitlines()[0] if str(exc) else '')}"
                    " (set ARENA_DEBUG=1 for the traceback and please report it)", err=True)
         sys.exit(1)
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from arena.errors import ConfigError
+from arena.text import csv_cell, dumps, shown
 from leaderboards.ratings import ALL
 from leaderboards.standings import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
@@ -46,12 +46,12 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         out: dict[str, Any] = {"league": league.name, "scope": scope, "games": total, "bots": rows}
         if cells is not None:
             out["head_to_head"] = cells
-        click.echo(json.dumps(out, indent=2))
+        click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
     elif as_csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
+        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
         click.echo(buf.getvalue(), nl=False)
     else:
         out_console = console()
@@ -113,7 +113,7 @@ def grid(console: Console, title: str, columns: list[tuple[str, str]], rows: lis
 
 def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]], total: int, scope: str = ALL) -> None:
     """The leaderboard as a table."""
-    title = f"{league}: {total} games" + ("" if scope == ALL else f", {scope} only")
+    title = f"{shown(league)}: {total} games" + ("" if scope == ALL else f", {shown(scope)} only")
     columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
                for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
     statuses = {"active": "", "probation": ("PROBATION", "red"), "retired": ("retired", "dim")}
@@ -122,13 +122,14 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
         fails = ", ".join(f"{r[k]} {label}" for k, label in (("timeouts", "timeouts"), ("crashes", "crashes"),
                                                                 ("illegal", "illegal"), ("memory", "memory"),
                                                                 ("protocol", "protocol")) if r[k]) or "-"
-        lines.append([str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
+        lines.append([str(r["rank"]), shown(r["bot"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
                       str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, statuses[r["status"]]])
     grid(console, title, columns, lines)
     for r in rows:
         if r["status"] == "probation":
-            console.print(f"[red]{r['bot']} is on probation[/]: {r['status_reason']}; it is skipped until "
-                          "resubmitted with `arena submit`")
+            console.print(Text.assemble((f"{shown(r['bot'])} is on probation", "red"),
+                                        f": {shown(r['status_reason'])}; it is skipped until resubmitted with "
+                                        "`arena submit`"))
 
 
 def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str, Any]]) -> None:
@@ -136,7 +137,7 @@ def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str
     index = {(c["bot"], c["opponent"]): c for c in cells}
     lines = []
     for a in rows:
-        values: list[Any] = [a["bot"]]
+        values: list[Any] = [shown(a["bot"])]
         for b in rows:
             c = index.get((a["bot"], b["bot"]))
             if c is None:
@@ -149,4 +150,4 @@ def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str
                 values.append((f"{100 * rate:.0f}% ({c['games']})", colour))
         lines.append(values)
     grid(console, "head to head: row's score against column (games)", [("bot", "left")] +
-         [(r["bot"], "right") for r in rows], lines)
+         [(shown(r["bot"]), "right") for r in rows], lines)

@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from arena.errors import ArenaError
+from arena.text import markup, shown
 
 
 @click.group("league")
@@ -38,7 +39,7 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
         sys.exit(130)
     if summary.overloaded:
         click.echo(f"arena: machine overloaded: {len(summary.overloaded)} games were abandoned, not forfeited (first: "
-                   f"{summary.overloaded[0]}); lower --concurrency or stop other work, then run the same command "
+                   f"{shown(summary.overloaded[0])}); lower --concurrency or stop other work, then run the same command "
                    "again to play them", err=True)
     if summary.errors or summary.overloaded:
         if not summary.errors:
@@ -63,12 +64,12 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
         bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), console=err, transient=True)
         bar.start()
-        job = bar.add_task(f"league {cfg.name}", total=None)
+        job = bar.add_task(f"league {markup(cfg.name)}", total=None)  # the description is parsed as markup
 
         def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
             bar.update(job, completed=done, total=total)
             if record.get("overloaded"):  # at once, not only in the summary: the organiser can react mid-run
-                bar.console.print(f"[yellow]machine overloaded[/]: {task.key} abandoned (not forfeited), it is "
+                bar.console.print(f"[yellow]machine overloaded[/]: {markup(task.key)} abandoned (not forfeited), it is "
                                   "replayed on the next run; lower --concurrency")
     try:
         summary = run_league(cfg, db=db, concurrency=concurrency, backend=backend, address=address,
@@ -76,10 +77,10 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     finally:
         if bar is not None:
             bar.stop()
-    line = (f"league {summary.league}: {summary.played} games played in {summary.elapsed:.1f} s, "
+    line = (f"league {shown(summary.league)}: {summary.played} games played in {summary.elapsed:.1f} s, "
             f"{summary.already} already stored, {summary.scheduled} scheduled")
     if summary.skipped:
-        line += f", {summary.skipped} skipped (probation: {', '.join(summary.probation)})"
+        line += f", {summary.skipped} skipped (probation: {', '.join(shown(p) for p in summary.probation)})"
     click.echo(line)
     if quiet:
         return summary
@@ -108,12 +109,12 @@ def status(config: str, db: str | None) -> None:
     with Store.open(path) as store:
         lg = store.league(cfg.name)
         if lg is None:
-            click.echo(f"league {cfg.name}: not started ({path})")
+            click.echo(f"league {shown(cfg.name)}: not started ({shown(path)})")
             return
         fixtures = plan(store, lg.id, cfg)
         done = store.schedule_keys(lg.id)
         missing = sum(f.key not in done for f in fixtures)
         probation = [b.label for b in store.bots(lg.id, include_retired=False) if b.status == "probation"]
-        click.echo(f"league {cfg.name}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
+        click.echo(f"league {shown(cfg.name)}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
                    f"{store.count_games(lg.id)} games in the store"
-                   + (f"; on probation: {', '.join(probation)}" if probation else ""))
+                   + (f"; on probation: {', '.join(shown(p) for p in probation)}" if probation else ""))

@@ -1,7 +1,6 @@
 """``arena match GAME BOT BOT [BOT BOT] --games N --seed S``: sandboxed games with seats rotated fairly."""
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -14,6 +13,7 @@ from rich.table import Table
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
 from arena.records import REASONS, GameRecord
+from arena.text import dumps, text
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -93,7 +93,8 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
     for label, t in tot.items():
         fails = ", ".join(f"{r} {c}" for r, c in t["failures"].items() if c) or "-"
         mt = t["move_time"]
-        table.add_row(label, str(t["wins"]), str(t["draws"]), str(t["losses"]), f"{t['points']:+g}", fails,
+        # a Text: a bot's file name is shown escaped, never parsed as markup
+        table.add_row(text(label), str(t["wins"]), str(t["draws"]), str(t["losses"]), f"{t['points']:+g}", fails,
                       str(t["moves"]), f"{_ms(mt['p50'])}/{_ms(mt['p90'])}/{_ms(mt['p99'])}", _ms(t["move_cpu"]["p50"]))
     console.print(table)
     console.print(f"sandbox layers: {', '.join(layers) if layers else 'NONE (debug mode: trusted code only)'}")
@@ -151,7 +152,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     tot = totals(records, labels)
     layers = records[0][1].info.get("sandbox", []) if records else []
     if as_json:
-        click.echo(json.dumps({"game": str(g), "bots": list(bots), "labels": labels, "seed": seed,
+        click.echo(dumps({"game": str(g), "bots": list(bots), "labels": labels, "seed": seed,
                                "limits": limits.to_dict(), "on_failure": on_failure, "sandbox": layers,
                                "games": [game_json(s, r) for s, r in records], "totals": tot}))
         return

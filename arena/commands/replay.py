@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from arena.errors import ArenaError, ConfigError
+from arena.text import shown
 from leaderboards.store import DEFAULT_DB, Store, StoredGame
 
 
@@ -41,16 +42,17 @@ def list_games(db: str, league_name: str | None, last: int) -> None:
     with Store.open(db) as store:
         league = store.find_league(league_name)
         for g in reversed(store.games(league.id, order="recent", limit=last)):
-            result = " ".join(f"{p}:{r:+g}" + ("" if t == "normal" else f"({t})")
+            result = " ".join(f"{shown(p)}:{r:+g}" + ("" if t == "normal" else f"({shown(t)})")
                               for p, r, t in zip(g.players, g.returns, g.terminations))
-            click.echo(f"{g.id:6d}  {g.game:32s}  {result}")
+            click.echo(f"{g.id:6d}  {shown(g.game):32s}  {result}")
 
 
 def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     import games as games_pkg
     game = games_pkg.load(g.game)
-    click.echo(f"game {g.id} of league {league}: {g.game}, seed {g.seed}, round {g.round}")
-    click.echo("seats: " + ", ".join(f"{s}={name}" for s, name in enumerate(g.players)))
+    # names, the league's and the failures' texts come from bots and users' files: shown literally
+    click.echo(f"game {g.id} of league {shown(league)}: {shown(g.game)}, seed {g.seed}, round {g.round}")
+    click.echo("seats: " + ", ".join(f"{s}={shown(name)}" for s, name in enumerate(g.players)))
     state = game.new_initial_state()
     if board:
         click.echo(str(state))
@@ -63,15 +65,16 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
         else:
             wall = g.wall_times[decision] if decision < len(g.wall_times) else None
             timing = f"  [{1000 * wall:.1f} ms]" if wall is not None else ""
-            click.echo(f"{i + 1:4d}. seat {seat} ({g.players[seat]}): {text}{timing}")
+            click.echo(f"{i + 1:4d}. seat {seat} ({shown(g.players[seat])}): {text}{timing}")
             decision += 1
         state.apply_action(action)
         if board:
             click.echo(str(state))
     for f in g.failures:
-        click.echo(f"seat {f['seat']} ({g.players[f['seat']]}) failed: {f['reason']} at action {f['move_number']}"
-                   + (f": {f['detail'].splitlines()[-1]}" if f.get("detail") else ""))
-    result = ", ".join(f"{g.players[s]} {r:+g} ({t})" for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
+        click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(f['reason'])} at action "
+                   f"{f['move_number']}" + (f": {shown(f['detail'].splitlines()[-1])}" if f.get("detail") else ""))
+    result = ", ".join(f"{shown(g.players[s])} {r:+g} ({shown(t)})"
+                       for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
     click.echo(f"result: {result}")
 
 

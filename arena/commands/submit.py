@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from arena.errors import ArenaError, ConfigError
+from arena.text import check_name, shown
 from leaderboards.store import DEFAULT_DB, Store
 
 
@@ -32,9 +33,9 @@ def submit(file: str, league_name: str, name: str | None, db: str) -> None:
     if path.suffix != ".py":
         raise ConfigError(f"a bot is a Python file defining class Bot; {file} does not end in .py")
     source = path.read_text()
-    name = (name or path.stem).strip()
-    if not name:
-        raise ConfigError("--name must not be empty")
+    # checked where it enters: a name is shown by every command and the dashboard (length, printable)
+    name = check_name(name, what="bot name (--name)") if name is not None else \
+        check_name(path.stem, what="bot name (the file's name)", hint="; pass --name NAME")
     with Store.open(db) as store:
         league = store.find_league(league_name)
         current = store.current_bot(league.id, name)
@@ -47,7 +48,7 @@ def submit(file: str, league_name: str, name: str | None, db: str) -> None:
                                     reactivate=True)
     what = f"entered as {bot.label}" if new else f"unchanged ({bot.label}); probation lifted" \
         if current is not None and current.status == "probation" else f"unchanged ({bot.label})"
-    click.echo(f"{name}: passed validation, {what} in league {league.name}; "
+    click.echo(f"{shown(name)}: passed validation, {shown(what)} in league {shown(league.name)}; "
                f"run `arena league run` on the league file to play its games")
 
 

@@ -20,6 +20,7 @@ from textual.containers import Container
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from arena.text import shown, text
 from arena.tui.data import Snapshot, StoreReader, Unavailable
 from arena.tui.replay import Replay
 from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
@@ -130,7 +131,7 @@ class ArenaApp(App[None]):
             return
         self.message = message
         self.snapshot = None
-        self.query_one("#message", Static).update(message)
+        self.query_one("#message", Static).update(text(message, lines=True))  # names in it: never markup
         self.query_one("#message-box").display = True
         self.query_one("#tabs").display = False
         self._update_status()
@@ -168,18 +169,18 @@ class ArenaApp(App[None]):
     def _update_status(self) -> None:
         s = self.snapshot
         if s is None:
-            text = Text.assemble(("arena", "bold"), f"  {self.db_path}")
+            line = Text.assemble(("arena", "bold"), f"  {shown(self.db_path)}")
         else:
-            scope = "all games" if s.scope == ALL else s.scope
-            text = Text.assemble(("arena", "bold"), "  league ", (s.league, "bold cyan"), "  ", (scope, "bold"),
+            scope = "all games" if s.scope == ALL else shown(s.scope)
+            line = Text.assemble(("arena", "bold"), "  league ", (shown(s.league), "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
             if s.provisional:
-                text.append(f"  provisional ({s.provisional} games rated out of order)", style="italic yellow")
+                line.append(f"  provisional ({s.provisional} games rated out of order)", style="italic yellow")
             if s.trends_note:
-                text.append(f"  {s.trends_note}", style="italic grey50")
+                line.append(f"  {s.trends_note}", style="italic grey50")
             elif not s.trends_complete:
-                text.append("  trends loading…", style="italic grey50")
-        self.query_one("#status", Static).update(text)
+                line.append("  trends loading…", style="italic grey50")
+        self.query_one("#status", Static).update(line)
 
     def wake(self, *, force: bool = False) -> None:
         """Polls now instead of at the next tick (after a selection change)."""
@@ -255,7 +256,7 @@ class ArenaApp(App[None]):
             data = reader.replay(game_id)
             replay = Replay(data.spec, data.history)
         except (Unavailable, ValueError, ImportError) as exc:
-            self._deliver(self.notify, f"cannot replay game {game_id}: {exc}", severity="error")
+            self._deliver(self.notify, shown(f"cannot replay game {game_id}: {exc}"), severity="error", markup=False)
             return
         finally:
             reader.close()
@@ -267,7 +268,7 @@ class ArenaApp(App[None]):
         try:
             detail = reader.bot_detail(bot_id, self.scope)
         except Unavailable as exc:
-            self._deliver(self.notify, str(exc), severity="error")
+            self._deliver(self.notify, shown(exc), severity="error", markup=False)
             return
         finally:
             reader.close()

@@ -4,6 +4,10 @@
 them, so each worker makes its own reader). :meth:`StoreReader.poll` is cheap when nothing changed (one
 ``PRAGMA data_version`` plus one indexed aggregate), and builds a :class:`Snapshot` when something did.
 The UI thread only receives finished snapshots; it never touches SQLite.
+
+The view models hold display text: every name, file name and failure text from the store is
+:func:`arena.text.shown` here (control characters escaped), so no widget ever draws a raw one. League names
+stay exact (they select the league) and are escaped where they are drawn.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
 from leaderboards import queries
 from leaderboards.ratings import ALL, BotRating, conservative, leaderboard_order
@@ -345,16 +350,17 @@ class StoreReader:
             scope = ALL
         bots = {b.id: b for b in store.bots(league.id)}
         ratings = store.ratings(league.id, scope)
-        shown = dict(ratings)
+        listed = dict(ratings)
         for bot in bots.values():  # entered bots with no rated game yet appear with the prior
-            if bot.id not in shown and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
-                shown[bot.id] = BotRating()
+            if bot.id not in listed and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
+                listed[bot.id] = BotRating()
         if league.id != self.trends.league_id:
             self.trends.reset(league.id)
-        rows = [self._row(bots.get(b), b, shown[b], self.trends.trend(scope, b)) for b in leaderboard_order(shown)]
-        labels = {b.id: b.label for b in bots.values()}
-        games = [GameRow(g.id, short_spec(g.game), tuple(labels.get(b, p) for b, p in zip(g.seats, g.players)),
-                         result_text(g.returns, [labels.get(b, p) for b, p in zip(g.seats, g.players)]),
+        rows = [self._row(bots.get(b), b, listed[b], self.trends.trend(scope, b)) for b in leaderboard_order(listed)]
+        labels = {b.id: shown(b.label) for b in bots.values()}
+        games = [GameRow(g.id, shown(short_spec(g.game)),
+                         tuple(labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)),
+                         result_text(g.returns, [labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)]),
                          reason_text(g.terminations), g.moves, g.duration)
                  for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
         if h2h:
@@ -378,7 +384,7 @@ class StoreReader:
 
     @staticmethod
     def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:
-        label = bot.label if bot else f"bot {bot_id}"
+        label = shown(bot.label) if bot else f"bot {bot_id}"
         return LeaderRow(bot_id, label, bot.status if bot else "?", r.mu, r.sigma, r.exposed, r.games, r.wins,
                          r.draws, r.losses, r.failures, trend)
 
@@ -394,7 +400,7 @@ class StoreReader:
                 labels[bot_id] = store.bot(bot_id).label
             except KeyError:
                 pass
-        players = [labels.get(b, p) for b, p in zip(game.seats, game.players)]
+        players = [shown(labels.get(b, p)) for b, p in zip(game.seats, game.players)]
         return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures)
 
     def bot_detail(self, bot_id: int, scope: str = ALL) -> BotDetail:
@@ -415,14 +421,16 @@ class StoreReader:
             times.extend(t for s, t in zip(g.move_seats, g.wall_times) if s in mine)
             for f in g.failures:
                 if f.get("seat") in mine:
-                    failures.append((g.id, str(f.get("reason", "?")), int(f.get("move_number", -1)),
-                                     excerpt(str(f.get("detail", "")))))
+                    failures.append((g.id, shown(f.get("reason", "?")), int(f.get("move_number", -1)),
+                                     excerpt(shown(f.get("detail", ""), lines=True))))
         times.sort()
         pct = {f"p{q}": percentile(times, q) for q in (50, 90, 99)} if times else {}
         if times:
             pct["max"] = times[-1]
         hist, lo, hi = histogram(times, 16)
         source_head = "\n".join((bot.source or "").splitlines()[:8])
-        return BotDetail(bot.id, bot.label, bot.kind, bot.spec, bot.filename, source_head, bot.status,
-                         bot.status_reason, bot.trusted, limits, bot.games, row, len(times), pct, hist, (lo, hi),
+        return BotDetail(bot.id, shown(bot.label), bot.kind, None if bot.spec is None else shown(bot.spec),
+                         None if bot.filename is None else shown(bot.filename), shown(source_head, lines=True),
+                         bot.status, shown(bot.status_reason), bot.trusted, limits,
+                         None if bot.games is None else [shown(g) for g in bot.games], row, len(times), pct, hist, (lo, hi),
                          len(played), failures)

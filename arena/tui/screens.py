@@ -14,6 +14,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from arena.tui import boards
+from arena.text import shown, text
 from arena.tui.data import BotDetail, LeaderRow, ReplayData, reason_text, result_text
 from arena.tui.format import BARS, seconds, sparkline
 from arena.tui.replay import Replay
@@ -135,9 +136,9 @@ class ReplayScreen(Screen[None]):
             else:
                 out.append("unfinished\n", style="bold")
             out.append(f"end: {reason_text(self.data.terminations)}\n")
-            for f in self.data.failures:
-                detail = [ln for ln in str(f.get("detail", "")).splitlines() if ln.strip()]
-                out.append(f"{f.get('reason')} at move {f.get('move_number')}\n", style="red")
+            for f in self.data.failures:  # a bot's own text: shown escaped
+                detail = [ln for ln in shown(f.get("detail", ""), lines=True).splitlines() if ln.strip()]
+                out.append(f"{shown(f.get('reason'))} at move {shown(f.get('move_number'))}\n", style="red")
                 if detail:
                     out.append(detail[-1].strip() + "\n", style="grey62")
         if self.replay.error:
@@ -186,9 +187,10 @@ class BotDetailScreen(Screen[None]):
         out.append(", ".join(d.games) if d.games else "every game of the league")
         out.append("\n")
         if d.limits:
-            shown = {k: d.limits[k] for k in ("move_time", "first_move_time", "memory_mb") if k in d.limits}
+            limits = {k: d.limits[k] for k in ("move_time", "first_move_time", "memory_mb") if k in d.limits}
             out.append("limits   ", style="bold")
-            out.append("  ".join(f"{k}={v}" for k, v in shown.items()) + ("  trusted" if d.trusted else "") + "\n")
+            out.append("  ".join(f"{k}={shown(v)}" for k, v in limits.items()) + ("  trusted" if d.trusted else "")
+                       + "\n")
         if self.row is not None:
             r = self.row
             out.append("rating   ", style="bold")
@@ -266,7 +268,7 @@ class PickerScreen(ModalScreen[Any]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, choices: Sequence[tuple[Any, str]], current: Any = None) -> None:
+    def __init__(self, title: str, choices: Sequence[tuple[Any, str | Text]], current: Any = None) -> None:
         super().__init__()
         self.title_text = title
         self.choices = list(choices)
@@ -275,7 +277,9 @@ class PickerScreen(ModalScreen[Any]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
             yield Static(self.title_text, classes="title")
-            yield OptionList(*[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)], id="picker")
+            # a str label is drawn as is (a Text), never parsed as markup: league names come from users' files
+            yield OptionList(*[Option(text(label) if isinstance(label, str) else label, id=str(i))
+                               for i, (_, label) in enumerate(self.choices)], id="picker")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
