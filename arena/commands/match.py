@@ -13,7 +13,7 @@ from rich.table import Table
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
 from arena.records import REASONS, GameRecord
-from arena.text import dumps, text
+from arena.text import dumps, markup, text
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -87,7 +87,7 @@ def _ms(x: float | None) -> str:
 
 
 def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, layers: list[str]) -> None:
-    table = Table(title=f"{game}: {n_games} games", title_justify="left")
+    table = Table(title=f"{markup(game)}: {n_games} games", title_justify="left")
     for col in ("bot", "W", "D", "L", "points", "failures", "moves", "move ms p50/p90/p99", "cpu ms p50"):
         table.add_column(col, justify="left" if col in ("bot", "failures") else "right")
     for label, t in tot.items():
@@ -143,7 +143,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     records: list[tuple[list[int], GameRecord]] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=as_json) as progress:
-        task = progress.add_task(f"{g}", total=n_games)
+        task = progress.add_task(markup(g), total=n_games)  # parsed as markup: a game's name is escaped
         for game_seed, seats in plan:
             rec = play_game(g, [bots[i] for i in seats], game_seed, limits, on_failure=on_failure,
                             names=[labels[i] for i in seats])
