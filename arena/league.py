@@ -101,6 +101,18 @@ class LeagueConfig:
                 "sandbox_relaxed": self.relaxed(), "path": str(self.path) if self.path else None}
 
 
+def stored_relaxed(config: dict[str, Any]) -> list[str]:
+    """What a stored league config (:meth:`LeagueConfig.to_dict`) says about a relaxed sandbox; a league stored
+    before it was recorded: what its limits say."""
+    if "sandbox_relaxed" in config:
+        return [str(line) for line in config["sandbox_relaxed"]]
+    limits = config.get("limits", {})
+    try:
+        return Limits.from_dict({k: v for k, v in limits.items() if k in ("debug", "trusted")}).relaxed()
+    except (ConfigError, AttributeError):
+        return ["limits: unreadable in the store, the sandbox may have been relaxed"]
+
+
 def load_config(path: str | Path) -> LeagueConfig:
     """Reads and validates a league file.
 

@@ -23,6 +23,7 @@ from arena.errors import ArenaError, ConfigError, MachineOverloadedError
 from arena.league import LeagueConfig
 from arena.limits import Limits
 from arena.schedule import Fixture, league_schedule
+from leaderboards.probation import ProbationRule
 from leaderboards.store import DEFAULT_DB, Bot, Store
 
 BACKENDS = ("local", "ray")
@@ -257,7 +258,7 @@ class _Writer:
                 self.summary.errors.append(f"{task.key}: {result['error']}")
             else:
                 self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result,
-                                       probation_after=self.config.probation_after or None)
+                                       probation=ProbationRule.from_config(self.config))
                 self.summary.played += 1
                 for bot_id in set(task.seats):
                     if bot_id not in self.on_probation and self.store.bot(bot_id).status == "probation":

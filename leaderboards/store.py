@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, ConfigError
+from leaderboards.probation import ProbationRule
 from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
 
 SCHEMA_VERSION = 2
@@ -402,6 +403,7 @@ class Store:
                 updates: dict[str, Any] = {"games": games_json, "trusted": int(trusted), "origin": origin}
                 if row["status"] == "retired" or (reactivate and row["status"] == "probation"):
                     updates.update(status="active", status_reason="", consecutive_failures=0)
+                    self._restart_window(row["id"])
                 sets = ", ".join(f"{k}=?" for k in updates)
                 self.conn.execute(f"UPDATE bots SET {sets} WHERE id=?", (*updates.values(), row["id"]))
                 return self.bot(row["id"]), False
@@ -424,6 +426,29 @@ class Store:
         with _transaction(self.conn):
             self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=?", (reason, bot_id))
 
+    def release_bot(self, bot_id: int) -> bool:
+        """Lifts a bot's probation as it is (``arena league release``): active again, its run of failures and its
+        failure-rate window start afresh. Returns False when it was not on probation."""
+        with _transaction(self.conn):
+            cur = self.conn.execute("UPDATE bots SET status='active', status_reason='', consecutive_failures=0 "
+                                    "WHERE id=? AND status='probation'", (bot_id,))
+            if cur.rowcount:
+                self._restart_window(bot_id)
+            return bool(cur.rowcount)
+
+    def _restart_window(self, bot_id: int) -> None:
+        """The failure-rate window of a bot counts only games stored from now on (inside a transaction)."""
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, (SELECT COALESCE(MAX(id), 0) FROM "
+                          "games))", (f"probation_window_after:{bot_id}",))
+
+    def _recent_failures(self, bot_id: int, window: int) -> list[bool]:
+        """Whether each of a bot's latest ``window`` games failed, newest first, since its window restarted."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (f"probation_window_after:{bot_id}",)).fetchone()
+        rows = self.conn.execute(
+            "SELECT g.terminations, g.failures, s.seat FROM game_seats s JOIN games g ON g.id = s.game_id "
+            "WHERE s.bot_id=? AND g.id > ? ORDER BY g.id DESC LIMIT ?", (bot_id, int(row[0]) if row else 0, window))
+        return [bool(failure_reasons(json.loads(t), json.loads(f), seat)) for t, f, seat in rows]
+
     @staticmethod
     def _bot(row: sqlite3.Row) -> Bot:
         return Bot(row["id"], row["league_id"], row["name"], row["version"], row["kind"], row["spec"],
@@ -444,11 +469,13 @@ class Store:
             yield key
 
     def record_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
-                    record: dict[str, Any], *, probation_after: int | None = None) -> int | None:
+                    record: dict[str, Any], *, probation: ProbationRule | None = None,
+                    probation_after: int | None = None) -> int | None:
         """Stores one finished game (a :meth:`arena.records.GameRecord.to_dict`) in one transaction.
 
-        Also updates each bot's run of consecutive failures and puts a bot on probation after
-        ``probation_after`` failed games in a row.
+        Also updates each bot's run of consecutive failures and puts a failing bot on probation by the league's
+        ``probation`` rule (:mod:`leaderboards.probation`: a run of failures, or a failure rate over its recent
+        games); ``probation_after`` alone is the run rule only.
 
         Returns:
             The new game id, or None when a game with this schedule key is already stored (never twice).
@@ -458,18 +485,23 @@ class Store:
             if inserted is None:
                 return None
             game_id, terminations = inserted
+            if probation is None and probation_after:
+                probation = ProbationRule(after=probation_after, failures=0)
             for seat, bot_id in enumerate(seats):
                 reasons = failure_reasons(terminations, record.get("failures", []), seat)
                 if not reasons:
                     self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=?", (bot_id,))
                     continue
-                self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=?", (bot_id,))
-                if probation_after:
-                    self.conn.execute(
-                        "UPDATE bots SET status='probation', status_reason=? WHERE id=? AND status='active' "
-                        "AND consecutive_failures >= ?",
-                        (f"{probation_after} failed games in a row (last: {', '.join(sorted(reasons))} in game {game_id})",
-                         bot_id, probation_after))
+                run = self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=? "
+                                        "RETURNING consecutive_failures", (bot_id,)).fetchone()[0]
+                if probation is None or not probation.active:
+                    continue
+                # the window is read only after a failure: only then can the rate cross the line
+                why = probation.reason(run, self._recent_failures(bot_id, probation.window) if probation.failures
+                                       else [], reasons, game_id)
+                if why:
+                    self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=? AND "
+                                      "status='active'", (why, bot_id))
             return game_id
 
     def record_games(self, league_id: int,

@@ -80,6 +80,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
         config = parse_config({
             "name": "time-losses", "games": [game], "games_per_pairing": per_pairing, "seed": 8,
             "limits": {"move_time": move_time, "first_move_time": move_time}, "probation_after": 0,
+            "probation_failures": 0,
             "bots": [{"name": "p80a", "file": str(BOT), "trusted": True},
                      {"name": "p80b", "file": str(BOT), "trusted": True}],
         }, base=Path(tmp), where="time-losses bench")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,10 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         rows = standings(store, league.id, scope=scope, include_retired=include_retired)
         cells = head_to_head(store, league.id, rows, scope=scope) if h2h else None
         total = store.count_games(league.id)
+    from arena.league import stored_relaxed  # (imported here: the schema's import is not needed before)
     if as_json:
-        out: dict[str, Any] = {"league": league.name, "scope": scope, "games": total, "bots": rows}
+        out: dict[str, Any] = {"league": league.name, "scope": scope, "games": total,
+                               "sandbox_relaxed": stored_relaxed(league.config), "bots": rows}
         if cells is not None:
             out["head_to_head"] = cells
         click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
@@ -55,7 +58,7 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         click.echo(buf.getvalue(), nl=False)
     else:
         out_console = console()
-        print_leaderboard(out_console, league.name, rows, total, scope)
+        print_leaderboard(out_console, league.name, rows, total, scope, relaxed=stored_relaxed(league.config), db=db)
         if cells is not None:
             print_h2h(out_console, rows, cells)
 
@@ -111,8 +114,14 @@ def grid(console: Console, title: str, columns: list[tuple[str, str]], rows: lis
     console.print(out, soft_wrap=True)  # soft_wrap: no measuring or wrapping of the long text
 
 
-def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]], total: int, scope: str = ALL) -> None:
-    """The leaderboard as a table."""
+def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]], total: int, scope: str = ALL, *,
+                      relaxed: Sequence[str] = (), db: str = DEFAULT_DB) -> None:
+    """The leaderboard as a table, under a SANDBOX RELAXED line when the league relaxed the sandbox (``relaxed``:
+    :func:`arena.league.stored_relaxed`), with a hint for each bot on probation that works for its kind."""
+    from leaderboards.probation import lift_hint
+    if relaxed:
+        console.print(Text.assemble(("SANDBOX RELAXED", "bold red"), f" in this league: {shown('; '.join(relaxed))}"),
+                      soft_wrap=True)
     title = f"{shown(league)}: {total} games" + ("" if scope == ALL else f", {shown(scope)} only")
     columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
                for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
@@ -128,8 +137,8 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
     for r in rows:
         if r["status"] == "probation":
             console.print(Text.assemble((f"{shown(r['bot'])} is on probation", "red"),
-                                        f": {shown(r['status_reason'])}; it is skipped until resubmitted with "
-                                        "`arena submit`"))
+                                        f": {shown(r['status_reason'])}; it is skipped until then: "
+                                        f"{shown(lift_hint(r, league, db))}"), soft_wrap=True)
 
 
 def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str, Any]]) -> None:

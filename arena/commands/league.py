@@ -57,6 +57,10 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     from leaderboards.store import Store
 
     err = Console(stderr=True)
+    relaxed = cfg.relaxed()
+    if relaxed:  # on every run, before any game: the organiser must not forget it is on
+        click.echo(f"arena: warning: league {shown(cfg.name)} runs with the sandbox relaxed: "
+                   f"{shown('; '.join(relaxed))}", err=True)
     progress_cb = None
     bar = None
     if not quiet and err.is_terminal:
@@ -87,7 +91,8 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     with Store.open(summary.database) as store:
         lg = store.find_league(cfg.name)
         rows = standings(store, lg.id)
-        print_leaderboard(console(), lg.name, rows, store.count_games(lg.id))
+        print_leaderboard(console(), lg.name, rows, store.count_games(lg.id), relaxed=relaxed,
+                          db=str(summary.database))
         if h2h:
             print_h2h(console(), rows, head_to_head(store, lg.id, rows))
     sys.stdout.flush()
@@ -118,3 +123,11 @@ def status(config: str, db: str | None) -> None:
         click.echo(f"league {shown(cfg.name)}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
                    f"{store.count_games(lg.id)} games in the store"
                    + (f"; on probation: {', '.join(shown(p) for p in probation)}" if probation else ""))
+
+
+def _register() -> None:
+    from arena.commands.probation import release
+    league.add_command(release)  # `arena league release BOT`: lifts probation (arena/commands/probation.py)
+
+
+_register()

@@ -53,30 +53,13 @@ def submit(file: str, league_name: str, name: str | None, db: str) -> None:
 
 
 def validate(filename: str, source: str, config: dict[str, Any]) -> str | None:
-    """Plays one game per league game against ``random`` (the bot in seat 0) through the referee.
+    """Plays, for each league game, one game from every seat against ``random`` through the referee
+    (:mod:`arena.validation`: a league plays every seat, so validation does).
 
     Returns:
         None when the bot passed, else the reason it was refused.
     """
-    import games as games_pkg
-    from arena.limits import Limits
-    from arena.runner import Task, play_task
+    from arena.validation import validate as play_validation
     from leaderboards.store import content_hash
     digest = content_hash(source)
-    limits = Limits.from_dict(config.get("limits", {}))
-    for i, spec in enumerate(config.get("games", [])):
-        seats = games_pkg.load(spec).num_players()
-        task = Task(key=f"validate|{spec}", game=spec, round=0, seats=tuple(range(seats)),
-                    bots=(f"file:{digest}",) + ("random",) * (seats - 1), names=(filename,) + ("random",) * (seats - 1),
-                    seed=int(config.get("seed", 0)) + i, limits=limits.to_dict(), on_failure="lose",
-                    files={digest: (filename, source)})
-        record = play_task(task)
-        if "error" in record:
-            return f"the referee could not play the validation game of {spec}: {record['error']}"
-        reason = record["terminations"][0]
-        if reason != "normal":
-            details = [f.get("detail", "") for f in record.get("failures", []) if f.get("seat") == 0]
-            detail = (details[0].strip().splitlines() or [""])[-1] if details and details[0] else \
-                record.get("info", {}).get("error", "")
-            return f"{reason} in its validation game of {spec}" + (f" ({detail[:300]})" if detail else "")
-    return None
+    return play_validation(f"file:{digest}", filename, {digest: (filename, source)}, config)

@@ -203,3 +203,32 @@ def test_every_schema_key_is_parsed_into_the_config(tmp_path):
             cfg.probation_failures, cfg.tables) == (7, 3, "random_move", 4, 8, 3, "all")
     assert cfg.limits.move_time == 1.0 and isinstance(cfg.limits.move_time, float) and cfg.limits.cpu_seconds == 9
     assert cfg.limits.debug is True and cfg.relaxed() and cfg.to_dict()["sandbox_relaxed"] == cfg.relaxed()
+
+
+def test_a_league_that_relaxes_the_sandbox_says_so_on_every_run_and_on_its_leaderboard(tmp_path):
+    import json
+    write(tmp_path / "b.py", "import random\nclass Bot:\n    def __init__(self, game, seat, seed):\n"
+          "        self.rng = random.Random(seed)\n    def step(self, state, limit):\n"
+          "        return self.rng.choice(state.legal_actions())\n")
+    config = write(tmp_path / "league.toml", GOOD.replace('"greedy"]', '"greedy", {name = "mine", file = "b.py", '
+                                                                        'trusted = true}]') + "[limits]\ndebug = true\n")
+    for _ in range(2):  # every run, the resumed one too
+        p = arena(tmp_path, "league", "run", str(config), "-q")
+        assert p.returncode == 0, p.stderr
+        warning = [line for line in p.stderr.splitlines() if line.startswith("arena: warning: league cfg runs with "
+                                                                             "the sandbox relaxed: ")]
+        assert len(warning) == 1 and "limits.debug = true" in warning[0] and "mine" in warning[0], p.stderr
+    board = arena(tmp_path, "leaderboard", "--db", "league.sqlite")
+    assert board.returncode == 0 and "SANDBOX RELAXED in this league: limits.debug = true" in board.stdout
+    data = json.loads(arena(tmp_path, "leaderboard", "--db", "league.sqlite", "--json").stdout)
+    assert any("limits.debug" in line for line in data["sandbox_relaxed"])
+    assert any("mine" in line for line in data["sandbox_relaxed"])
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    config = write(plain / "league.toml", GOOD)
+    p = arena(plain, "league", "run", str(config), "-q")
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
+    assert "SANDBOX RELAXED" not in arena(plain, "leaderboard", "--db", "league.sqlite").stdout
+    data = json.loads(arena(plain, "leaderboard", "--db", "league.sqlite", "--json").stdout)
+    assert data["sandbox_relaxed"] == []

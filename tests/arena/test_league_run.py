@@ -170,15 +170,12 @@ def test_submit_usage_errors_exit_2(league, tmp_path):
     assert p.returncode == 2 and "is a bot of the league file" in p.stderr
 
 
-def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_comes_back_when_resubmitted(tmp_path):
+def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_a_fixed_file_comes_back(tmp_path):
+    # A bot of the league file that fails from seat 1 (arena submit would refuse it: it validates every seat).
     write(tmp_path / "my_bot.py", RANDOM_BOT)
-    config = write(tmp_path / "league.toml", LEAGUE.replace("probation_after = 2", "probation_after = 1"))
     write(tmp_path / "flaky.py", SEAT1_FAILING_BOT)
-    # Enter the league first (no games yet), then submit a bot that passes validation from seat 0 but fails
-    # from seat 1.
-    assert arena(tmp_path, "league", "run", str(config), "-q").returncode == 0
-    p = arena(tmp_path, "submit", "flaky.py", "--league", "small", "--db", "small.sqlite")
-    assert p.returncode == 0, p.stderr
+    config = write(tmp_path / "league.toml", LEAGUE.replace("probation_after = 2", "probation_after = 1")
+                   + '[[bots]]\nname = "flaky"\nfile = "flaky.py"\n')
     run = arena(tmp_path, "league", "run", str(config), "-q", "--concurrency", "1")
     assert run.returncode == 0, run.stderr
     assert "skipped (probation: flaky)" in run.stdout
@@ -192,10 +189,14 @@ def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_comes_back_when_
         assert store.ratings(1)[flaky.id].crashes == 1
     board = arena(tmp_path, "leaderboard", "--db", "small.sqlite")
     assert "PROBATION" in board.stdout and "flaky is on probation" in board.stdout
-    p = arena(tmp_path, "submit", "flaky.py", "--league", "small", "--db", "small.sqlite")
-    assert p.returncode == 0 and "probation lifted" in p.stdout
+    assert "fix its file in the league file and run `arena league run` again" in board.stdout
+    write(tmp_path / "flaky.py", RANDOM_BOT)  # the owner fixes the file: a new version, active
+    again = arena(tmp_path, "league", "run", str(config), "-q", "--concurrency", "1")
+    assert again.returncode == 0, again.stderr
     with Store.open(tmp_path / "small.sqlite") as store:
-        assert store.current_bot(1, "flaky").status == "active"
+        fixed = store.current_bot(1, "flaky")
+        assert fixed.version == 2 and fixed.status == "active"
+        assert len(store.games(1, bot_id=fixed.id)) == 6
 
 
 def test_per_game_leaderboard_and_a_changed_seed_is_refused(league):

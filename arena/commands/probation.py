@@ -1,0 +1,33 @@
+"""``arena league release BOT --league NAME [--db PATH]``: lift a bot's probation as it is.
+
+For a bot whose failures were not its fault (a machine that was overloaded, a limit the organiser has since
+raised). A bot that was at fault is better fixed: a changed file or spec enters a new version, which starts
+active (docs/leagues.md, "Submissions and probation").
+"""
+from __future__ import annotations
+
+import click
+
+from arena.errors import ConfigError
+from arena.text import shown
+from leaderboards.store import DEFAULT_DB, Store
+
+
+@click.command("release")
+@click.argument("bot")
+@click.option("--league", "league_name", metavar="NAME", default=None,
+              help="The league (needed when the store holds several).")
+@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+def release(bot: str, league_name: str | None, db: str) -> None:
+    """Lift the probation of BOT (its current version): the next `arena league run` plays its games again,
+    and its failure count starts afresh."""
+    with Store.open(db) as store:
+        league = store.find_league(league_name)
+        current = store.current_bot(league.id, bot)
+        if current is None:
+            raise ConfigError(f"no bot {bot!r} in league {league.name}; `arena leaderboard --all` lists them")
+        if current.status != "probation":
+            raise ConfigError(f"{current.label} is not on probation ({current.status}); nothing to lift")
+        store.release_bot(current.id)
+    click.echo(f"{shown(current.label)}: probation lifted in league {shown(league.name)} (it was: "
+               f"{shown(current.status_reason)}); run `arena league run` on the league file to play its games")

@@ -1,0 +1,55 @@
+"""Validation of a submitted bot before it enters a league (``arena submit``): for each game of the league, one
+game from every seat against ``random``, through the real sandboxed referee and the league's limits.
+
+Every seat, because a league plays every seat equally often: a bot that crashes only in seat 1 passed a
+seat-0 validation and then failed half of its league games.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+
+def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, Any]
+                     ) -> Iterator[tuple[str, int, Any]]:
+    """(game spec, the bot's seat, task) for each validation game, in the order they are played.
+
+    Args:
+        bot: the bot as a task names it (``file:<digest>``).
+        name: its display name in the records.
+        files: what the task carries for ``bot`` (digest -> snapshot).
+        config: the league's stored config (games, seed, limits).
+    """
+    import games as games_pkg
+    from arena.limits import Limits
+    from arena.runner import Task
+    limits = Limits.from_dict(config.get("limits", {})).to_dict()
+    for i, spec in enumerate(config.get("games", [])):
+        k = games_pkg.load(spec).num_players()
+        for seat in range(k):
+            bots = tuple(bot if s == seat else "random" for s in range(k))
+            names = tuple(name if s == seat else "random" for s in range(k))
+            yield spec, seat, Task(key=f"validate|{spec}|{seat}", game=spec, round=0, seats=tuple(range(k)),
+                                   bots=bots, names=names, seed=int(config.get("seed", 0)) + i, limits=limits,
+                                   on_failure="lose", files=dict(files))
+
+
+def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """Plays the validation games (:func:`validation_games`) until one fails.
+
+    Returns:
+        None when the bot passed every game from every seat, else the reason it was refused.
+    """
+    from arena.runner import play_task
+    for spec, seat, task in validation_games(bot, name, files, config):
+        record = play_task(task)
+        if "error" in record:
+            return f"the referee could not play the validation game of {spec}: {record['error']}"
+        reason = record["terminations"][seat]
+        if reason != "normal":
+            details = [f.get("detail", "") for f in record.get("failures", []) if f.get("seat") == seat]
+            detail = (details[0].strip().splitlines() or [""])[-1] if details and details[0] else \
+                record.get("info", {}).get("error", "")
+            return f"{reason} in its validation game of {spec} from seat {seat}" + \
+                (f" ({detail[:300]})" if detail else "")
+    return None
