@@ -146,6 +146,7 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
     try:
         for seat, desc in enumerate(descriptions):
             proxies.append(BotProcess(desc, game, seat, bot_seed(seed, seat), limits, sandbox=sandbox, name=names[seat]))
+            proxies[-1].start_up()  # ready and frozen before the next bot starts (fair CPU: docs/sandbox.md)
 
         def limit_for(seat: int, _decision: int) -> Limit:
             p = proxies[seat]

@@ -22,6 +22,8 @@ _umount2 = _libc.umount2
 _umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _unshare = _libc.unshare
 _unshare.argtypes = [ctypes.c_int]
+_setns = _libc.setns
+_setns.argtypes = [ctypes.c_int, ctypes.c_int]
 
 MACHINE = platform.machine()
 # Syscall numbers used by the sandbox itself (the seccomp filter has its own table).
@@ -36,6 +38,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
 MS_RDONLY = 1
@@ -75,6 +78,30 @@ def syscall(name: str, *args: object) -> int:
 
 def unshare(flags: int) -> None:
     _check(_unshare(flags), "unshare")
+
+
+def setns(fd: int, nstype: int) -> None:
+    _check(_setns(fd, nstype), "setns")
+
+
+def child_pid(pid: int) -> int | None:
+    """The (first) child of process ``pid``, or None: ``/proc/PID/task/PID/children`` where the kernel has
+    it, else a look through every ``/proc/N/stat``."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            children = f.read().split()
+        return int(children[0]) if children else None
+    except OSError:
+        pass
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        return int(entry)
+            except (OSError, ValueError, IndexError):
+                continue
+    return None
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:

@@ -6,9 +6,13 @@ hierarchy that offers something useful:
 - v2 (pure or the hybrid ``unified`` mount): ``cgroup.kill`` (kills the whole tree, setsid'd and
   double-forked children included), ``cgroup.freeze``, ``cpu.stat``, and ``memory.max``/``pids.max`` when
   those controllers are enabled for our subtree;
-- v1: ``memory`` (limit, swap limit, OOM counter), ``pids``, ``freezer`` and ``cpuacct``.
+- v1: ``memory`` (limit, swap limit, OOM counter), ``pids``, ``freezer``, ``cpuacct`` and ``cpuset``;
+- a cpuset (v2 ``cpuset.cpus`` when delegated, else v1 ``cpuset``) holding the bot to the CPUs the referee's
+  thread may use when it starts the bot: ``sched_setaffinity`` inside can narrow them, never widen them.
 
 The child joins its groups itself (``join_paths``) before it drops root, so nothing it starts escapes.
+Groups are removed only once empty (``rmdir`` refuses otherwise); groups of referees that died are emptied
+(every process killed) and removed by the next referee's ``probe``.
 """
 from __future__ import annotations
 
@@ -46,6 +50,23 @@ def _v2_mount() -> str | None:
     return None
 
 
+def _mkdir_fresh(path: str) -> None:
+    """Creates a bot's group; a stale one of the same name (a dead referee whose pid came back) is removed
+    first when it is empty, and otherwise this fails (never share a group with unknown processes)."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        os.rmdir(path)
+        os.mkdir(path)
+
+
+def _inherit_cpuset(parent: str) -> None:
+    for key in ("cpuset.cpus", "cpuset.mems"):
+        path = os.path.join(parent, key)
+        if not _read(path).strip():
+            _write(path, _read(os.path.join(os.path.dirname(parent), key)).strip())
+
+
 def _write(path: str, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
@@ -67,6 +88,8 @@ class Capabilities:
     """cgroup.kill (v2)."""
     freeze: str | None = None
     cpu: str | None = None
+    cpuset: str | None = None
+    """"v1" or "v2" when the bot's CPUs are enforced."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -81,14 +104,19 @@ class BotCgroup:
     pids: str | None = None
     freeze_kind: str | None = None
     cpu_kind: str | None = None
+    cpuset: str | None = None
     problems: list[str] = field(default_factory=list)
     _freeze_fd: int = -1
     _cpu_fd: int = -1
 
     @classmethod
-    def create(cls, name: str, memory_bytes: int | None, max_pids: int | None) -> BotCgroup:
-        """Creates the groups it can; never raises (``problems`` says what failed)."""
+    def create(cls, name: str, memory_bytes: int | None, max_pids: int | None,
+               cpus: set[int] | None = None) -> BotCgroup:
+        """Creates the groups it can; never raises (``problems`` says what failed).
+
+        ``cpus``: the CPUs the bot may use (default: those of the calling thread, i.e. the referee's)."""
         group = cls(name)
+        cpu_list = ",".join(str(c) for c in sorted(cpus if cpus is not None else os.sched_getaffinity(0)))
         v2path, v1paths = _own_paths()
         mount = _v2_mount()
         if mount is not None and v2path is not None:
@@ -96,10 +124,10 @@ class BotCgroup:
             try:
                 os.makedirs(parent, exist_ok=True)
                 d = os.path.join(parent, name)
-                os.mkdir(d)
+                _mkdir_fresh(d)
                 group.dirs["v2"] = d
                 enabled = set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
-                wanted = {"memory", "pids"} & set(_read(os.path.join(parent, "cgroup.controllers")).split())
+                wanted = {"memory", "pids", "cpuset"} & set(_read(os.path.join(parent, "cgroup.controllers")).split())
                 if wanted - enabled:
                     try:
                         _write(os.path.join(parent, "cgroup.subtree_control"), " ".join("+" + c for c in wanted - enabled))
@@ -117,12 +145,17 @@ class BotCgroup:
                     group.freeze_kind = "v2"
                 if os.path.exists(os.path.join(d, "cpu.stat")):
                     group.cpu_kind = "v2"
+                if os.path.exists(os.path.join(d, "cpuset.cpus")):
+                    _write(os.path.join(d, "cpuset.cpus"), cpu_list)
+                    group.cpuset = "v2"
             except OSError as exc:
                 group.problems.append(f"v2 cgroup: {exc.strerror or exc}")
-        for controller in ("memory", "pids", "freezer", "cpuacct"):
+        for controller in ("memory", "pids", "freezer", "cpuacct", "cpuset"):
             if controller == "memory" and group.memory or controller == "pids" and group.pids:
                 continue
             if controller == "freezer" and group.freeze_kind or controller == "cpuacct" and group.cpu_kind:
+                continue
+            if controller == "cpuset" and group.cpuset:
                 continue
             base = os.path.join(ROOT, controller)
             if controller not in v1paths or not os.path.exists(os.path.join(base, "tasks")):
@@ -130,8 +163,10 @@ class BotCgroup:
             try:
                 parent = os.path.join(base, v1paths[controller].lstrip("/"), PARENT)
                 os.makedirs(parent, exist_ok=True)
+                if controller == "cpuset":  # a v1 cpuset starts empty: give ours its parent's CPUs and nodes
+                    _inherit_cpuset(parent)
                 d = os.path.join(parent, name)
-                os.mkdir(d)
+                _mkdir_fresh(d)
                 group.dirs[controller] = d
                 if controller == "memory" and memory_bytes:
                     _write(os.path.join(d, "memory.limit_in_bytes"), str(memory_bytes))
@@ -147,6 +182,10 @@ class BotCgroup:
                     group.freeze_kind = "v1"
                 elif controller == "cpuacct":
                     group.cpu_kind = "v1"
+                elif controller == "cpuset":
+                    _write(os.path.join(d, "cpuset.cpus"), cpu_list)
+                    _write(os.path.join(d, "cpuset.mems"), _read(os.path.join(parent, "cpuset.mems")).strip())
+                    group.cpuset = "v1"
             except OSError as exc:
                 group.problems.append(f"v1 {controller}: {exc.strerror or exc}")
         group._open_fast_paths()
@@ -258,9 +297,9 @@ class BotCgroup:
             pause = min(pause * 2, 0.002)
         return True
 
-    def destroy(self) -> None:
-        """Kills what is left and removes the groups."""
-        self.kill()
+    def destroy(self) -> bool:
+        """Kills what is left and removes the groups; True when every group was emptied and removed."""
+        emptied = self.kill()
         for fd in (self._freeze_fd, self._cpu_fd):
             if fd >= 0:
                 os.close(fd)
@@ -275,9 +314,11 @@ class BotCgroup:
                     break
                 except OSError:  # a dying process still counted: retry; a later clean_stale() gets the rest
                     if time.monotonic() > deadline:
+                        emptied = False
                         break
                     time.sleep(0.005)
         self.dirs.clear()
+        return emptied
 
 
 _CAPS: Capabilities | None = None
@@ -325,12 +366,32 @@ def clean_stale() -> int:
                 continue
             if _pid_alive(int(parts[1])):
                 continue
-            try:  # only empty groups: processes of a dead referee die by PDEATHSIG; never kill across referees
-                os.rmdir(os.path.join(parent, name))
+            path = os.path.join(parent, name)
+            _empty(path)  # its referee is dead: nothing in it may live on (a bot that escaped its death signal)
+            try:
+                os.rmdir(path)
                 removed += 1
             except OSError:
                 pass
     return removed
+
+
+def _empty(path: str) -> None:
+    """Kills every process of a dead referee's group (``cgroup.kill`` where it exists, and each listed process:
+    ``cgroup.kill`` misses a process whose main thread has exited while another thread runs)."""
+    try:
+        _write(os.path.join(path, "cgroup.kill"), "1")
+    except OSError:
+        pass
+    try:
+        pids = [int(p) for p in _read(os.path.join(path, "cgroup.procs")).split()]
+    except (OSError, ValueError):
+        return
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def probe() -> Capabilities:
@@ -342,6 +403,6 @@ def probe() -> Capabilities:
         except OSError:
             pass
         g = BotCgroup.create(f"probe-{os.getpid()}-{time.monotonic_ns()}", 64 << 20, 8)
-        _CAPS = Capabilities(g.memory, g.pids, g.can_kill, g.freeze_kind, g.cpu_kind, list(g.problems))
+        _CAPS = Capabilities(g.memory, g.pids, g.can_kill, g.freeze_kind, g.cpu_kind, g.cpuset, list(g.problems))
         g.destroy()
     return _CAPS

@@ -4,8 +4,8 @@ Mandatory layers (a bot *file* is refused without them unless the user says the 
 ``no_new_privs``, ``seccomp`` (no exec, no processes but threads, no sockets, no ptrace, no
 namespaces or mounts), ``landlock`` (read-only filesystem allow-list, no TCP) and ``rlimits``
 (memory, CPU, files). All four work without root on a Landlock kernel. The others add depth where
-the machine allows: a dedicated uid per bot (root), mount/network namespaces (root or unprivileged
-user namespaces), per-bot cgroups for memory, pids, tree kill, freezing and CPU accounting.
+the machine allows: a dedicated uid per bot (root), mount/network/PID namespaces (root or unprivileged
+user namespaces), per-bot cgroups for memory, pids, tree kill, freezing, CPUs and CPU accounting.
 """
 from __future__ import annotations
 
@@ -55,6 +55,37 @@ def _probe_namespaces(flags: int, userns: bool) -> str | None:
     return None if status == 0 else (message or f"status {status}")
 
 
+def _probe_pid_namespace(userns: bool) -> str | None:
+    """Tries a PID namespace in a throwaway child: its first child must be pid 1. None on success."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: system calls only
+        os.close(r)
+        try:
+            if userns:
+                _sys.unshare(_sys.CLONE_NEWUSER)
+                for name, text in (("setgroups", "deny"), ("uid_map", f"{os.getuid()} {os.getuid()} 1")):
+                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+                    os.write(fd, text.encode())
+                    os.close(fd)
+            _sys.unshare(_sys.CLONE_NEWPID)
+            inner = os.fork()
+            if inner == 0:
+                os._exit(0 if os.getpid() == 1 else 3)
+            _, status = os.waitpid(inner, 0)
+            if status != 0:
+                os.write(w, b"the first child is not pid 1")
+            os._exit(0 if status == 0 else 1)
+        except BaseException as exc:  # noqa: BLE001
+            os.write(w, str(exc).encode()[:300])
+            os._exit(1)
+    os.close(w)
+    message = os.read(r, 400).decode(errors="replace")
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return None if status == 0 else (message or f"status {status}")
+
+
 _REPORT: list[Layer] | None = None
 
 
@@ -81,10 +112,15 @@ def report(refresh: bool = False) -> list[Layer]:
         "only the interpreter, venv, arena packages, system libraries and the bot's directory exist, read-only"
         + ns_detail)
     add("network_namespace", problem is None, "own network namespace: no interfaces but a down loopback" + ns_detail)
+    pid_problem = problem if problem is not None else _probe_pid_namespace(not root)
+    add("pid_namespace", pid_problem is None,
+        "own PID namespace: host processes do not exist for the bot; its init (pid 1) dies with the referee and "
+        "takes every process of the bot with it" if pid_problem is None else f"no PID namespace: {pid_problem}")
     abi = landlock.abi_version()
     add("landlock", abi >= 1, f"ABI {abi}: read-only allow-list" + (", TCP denied" if abi >= 4 else "")
         + (", signals and abstract sockets scoped" if abi >= 6 else "") if abi else "Landlock not available in this kernel")
-    add("seccomp", seccomp.is_supported(), "no exec, fork (threads only), sockets, ptrace, namespaces, mounts, io_uring"
+    add("seccomp", seccomp.is_supported(), f"allow-list of {len(seccomp.ALLOWED)} calls (threads only, no exec, fork, "
+        "sockets, ptrace, namespaces, mounts, io_uring); any other call fails and is named in the failure reason"
         if seccomp.is_supported() else f"no filter for {_sys.MACHINE} or no kernel support")
     caps = cgroups.probe()
     problems = f" ({'; '.join(caps.problems)})" if caps.problems else ""
@@ -96,6 +132,9 @@ def report(refresh: bool = False) -> list[Layer]:
         else "no cgroup.kill: processes killed one by one from the group list" + problems)
     add("freeze", caps.freeze is not None, f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer)"
         if caps.freeze else "no freezer: a bot may compute on its opponent's time" + problems)
+    add("cpuset", caps.cpuset is not None, f"the bot's CPUs are the referee's, enforced (cgroup {caps.cpuset} cpuset)"
+        if caps.cpuset else "no cpuset cgroup: seccomp denies sched_setaffinity instead (EPERM), so a bot cannot "
+        "widen its CPUs" + problems)
     add("cpu_accounting", caps.cpu is not None, f"CPU time of the whole bot tree (cgroup {caps.cpu})" if caps.cpu
         else "CPU time of the main thread only (/proc/<pid>/schedstat)")
     add("rlimits", True, "RLIMIT_AS, CPU, NOFILE, FSIZE, NPROC, CORE set before bot code runs")

@@ -52,7 +52,7 @@ def apply_layers(layers: dict[str, Any]) -> dict[str, Any]:
         active["landlock"] = landlock.restrict(layers["read_paths"])
     if layers.get("seccomp"):
         from arena.sandbox import seccomp
-        seccomp.install()
+        seccomp.install(deny_affinity=bool(layers.get("deny_affinity")))  # no cpuset holds its CPUs
         active["seccomp"] = True
     return active
 

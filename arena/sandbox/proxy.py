@@ -30,7 +30,7 @@ from arena.errors import (
     ProtocolError,
 )
 from arena.limits import Limits
-from arena.sandbox import protocol
+from arena.sandbox import _sys, protocol, seccomp
 from arena.sandbox.protocol import FrameError
 
 STDERR_KEEP = 16 * 1024
@@ -82,6 +82,7 @@ class BotProcess:
         self._num_actions = game.num_distinct_actions()
         self._limit_sent: tuple[float, bool] | None = None
         self._schedstat_fd = -1
+        self._main_pid: int | None = None
         self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
         self._unsampled = 0.0  # wall seconds of moves since that reading
         self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
@@ -120,6 +121,7 @@ class BotProcess:
                 bot_msg["path"] = os.path.join(plan.bot_dir_inside, os.path.basename(bot["path"]))
             init = {"type": "init", "game": str(game), "seat": seat, "seed": seed, "bot": bot_msg,
                     "layers": {"landlock": sandbox.use_landlock, "seccomp": sandbox.use_seccomp,
+                               "deny_affinity": self._cg is None or self._cg.cpuset is None,
                                "read_paths": plan.read_paths}}
             self._write(protocol.encode(init), time.monotonic() + 5.0)
         except (OSError, BotError) as exc:
@@ -203,6 +205,17 @@ class BotProcess:
         except FrameError:
             raise IllegalMoveError(f"action {str(reply.get('action'))[:40]} is not an action id of {self._game}") from None
 
+    def start_up(self) -> None:
+        """Waits for the bot to become ready within its start-up allowance, then freezes it until its first move
+        (the referee starts bots one at a time, each while the others are frozen: no bot computes on another's
+        start-up or moves). A failure is kept and raised by the first ``step``."""
+        if self._ready or self._pending_error is not None or not self.alive:
+            return
+        try:
+            self._await_ready(time.monotonic() + deadline_for(self.limits.first_move_time) + STARTUP_GRACE)
+        except BotError as exc:
+            self._pending_error = exc
+
     def _await_ready(self, deadline: float) -> None:
         reply = self._read_message(deadline)
         if reply.get("type") != "ready":
@@ -220,7 +233,7 @@ class BotProcess:
             reason = reply.get("reason")
             self._wait_exit(0.5)
             self._drain_stderr()
-            detail = f"{str(reply.get('detail', ''))[:300]}{self._stderr_tail()}"
+            detail = seccomp.explain(f"{str(reply.get('detail', ''))[:300]}{self._stderr_tail()}")
             self._kill()
             if reason == "memory":
                 raise BotMemoryError(f"bot ran out of memory: {detail}")
@@ -322,7 +335,7 @@ class BotProcess:
 
     def _stderr_tail(self, lines: int = 12) -> str:
         tail = self.stderr_text().rstrip().splitlines()[-lines:]
-        return ("\n" + "\n".join(line[:300] for line in tail)) if tail else ""
+        return seccomp.explain("\n" + "\n".join(line[:300] for line in tail)) if tail else ""
 
     # -- failures ----------------------------------------------------------------------------------
     def _timed_out(self, detail: str = "") -> None:
@@ -391,10 +404,11 @@ class BotProcess:
 
     def _process_cpu(self) -> float | None:
         """CPU seconds of every thread of the bot process, dead ones included (``/proc/PID/stat``, clock ticks)."""
-        if self.proc is None:
+        pid = self._bot_pid()
+        if pid is None:
             return None
         try:
-            with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+            with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
@@ -468,16 +482,27 @@ class BotProcess:
         """A field of the bot's main-thread ``/proc/PID/schedstat`` in seconds: 0 = CPU time, 1 = time runnable
         but waiting for a CPU. The file stays open (one pread, not open+read+close)."""
         if self._schedstat_fd < 0:
-            if self.proc is None:
+            pid = self._bot_pid()
+            if pid is None:
                 return None
             try:
-                self._schedstat_fd = os.open(f"/proc/{self.proc.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+                self._schedstat_fd = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
         try:
             return int(os.pread(self._schedstat_fd, 256, 0).split()[field]) / 1e9
         except (OSError, ValueError, IndexError):
             return None
+
+    def _bot_pid(self) -> int | None:
+        """The host pid of the bot's own process: ``proc`` may be its PID namespace's init (or a relay above
+        that), which only waits. Looked up once, after the bot is ready."""
+        if self._main_pid is None and self.proc is not None:
+            pid: int | None = self.proc.pid
+            for _ in range(getattr(self.proc, "bot_depth", 0)):
+                pid = _sys.child_pid(pid) if pid is not None else None
+            self._main_pid = pid
+        return self._main_pid
 
     def _run_delay(self) -> float | None:
         """Seconds the bot's main thread has spent runnable but not running (the kernel's run_delay; the wait
@@ -502,10 +527,15 @@ class BotProcess:
             return
         self._closed = True
         self._kill()
+        # Its uid may go to the next bot without a look through /proc only when its processes are known gone:
+        # the process reaped (with a PID namespace, its init: the kernel ends the namespace with it) and the
+        # cgroups emptied and removed.
+        gone = self.proc is None or self.proc.poll() is not None
         if self._cg is not None:
-            self._cg.destroy()
+            gone = self._cg.destroy() and gone
         if self._slot is not None:
-            self._slot.release()
+            self._slot.release(clean=gone)
+
         for fd in (self._req_w, self._resp_r, self._err_r, self._schedstat_fd):
             if fd < 0:
                 continue

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import os
 import resource
+import select
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from arena.sandbox import _sys
 
@@ -49,6 +51,8 @@ class Plan:
     read_paths: list[str] = field(default_factory=list)
     """What the bot may read, as seen from inside (for Landlock)."""
     bot_dir_inside: str = ""
+    pid_ns: bool = False
+    """A PID namespace of its own, with a small init as pid 1 (see :func:`_child_setup`)."""
 
 
 def _real(path: str) -> str:
@@ -155,8 +159,17 @@ def _user_runtime_dir() -> str:
     return d
 
 
-def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
-    """Runs in the forked child before exec. Only system calls: no imports, no allocation-heavy work."""
+def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1) -> None:
+    """Runs in the forked child before the bot host starts. Only system calls: no imports, no allocation-heavy work.
+
+    With ``plan.pid_ns`` the bot gets a PID namespace of its own whose pid 1 is a small init that runs no bot
+    code (:func:`_init`): it stays root outside the bot's reach, dies with its parent (``PR_SET_PDEATHSIG``, which
+    the bot cannot touch), and the kernel kills everything in the namespace when it dies, so no bot outlives its
+    referee however it detaches itself. The process calling this is either already that pid 1 (the fork
+    server creates the namespace as it forks) or it creates the namespace and stays outside as a relay
+    (:func:`_relay`) that ends as the bot ended. ``parent_fd``: a pidfd of the parent (the fork server),
+    readable once it has exited.
+    """
     step = "start"
     try:
         os.umask(0o022)
@@ -182,6 +195,20 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
                         os.write(fd, text.encode())
                     finally:
                         os.close(fd)
+        if plan.pid_ns and os.getpid() != 1:
+            step = "pid namespace"
+            _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # the relay dies with the referee's thread
+            _sys.unshare(_sys.CLONE_NEWPID)  # for the children of this process
+            parent_fd = os.pidfd_open(os.getpid())
+            init = os.fork()
+            if init:
+                _relay(init)
+        if plan.pid_ns:
+            step = "init"
+            _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
+            if parent_fd >= 0 and select.select([parent_fd], [], [], 0)[0]:
+                os._exit(1)  # the parent died before the death signal was set
+        if plan.mount_ns:
             step = "private mounts"
             _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
             root = plan.new_root
@@ -211,6 +238,13 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
                     flags = os.statvfs(target).f_flag & (_sys.MS_NODEV | 8)  # keep nodev/noexec (locked flags)
                     _sys.mount(None, target, None, _sys.MS_BIND | _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | flags)
                 _sys.mount(None, "/", None, _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | _sys.MS_NODEV)
+        if plan.pid_ns:
+            step = "start the bot"
+            bot = os.fork()
+            if bot:
+                _init(bot)
+            if parent_fd >= 0:
+                os.close(parent_fd)
         if plan.mode == "root":
             step = "drop uid"
             os.setgroups([])
@@ -232,6 +266,49 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int) -> None:
         raise
 
 
+_MAX_FD = 1 << 16
+
+
+def _init(bot: int) -> NoReturn:
+    """Pid 1 of the bot's namespace: holds no descriptor (the bot's pipes close when the bot dies), reaps, and
+    exits when the bot does, with the bot's status (a signal N as status 128 + N: a namespace's init cannot die
+    by a signal it sends itself). The kernel then kills whatever is left in the namespace."""
+    os.closerange(0, _MAX_FD)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == bot:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(code if code >= 0 else 128 - code)
+
+
+def _relay(init: int) -> NoReturn:
+    """Outside the bot's namespace (the exec path): waits for its init and ends as the bot ended, by the same
+    signal, so the referee's ``Popen`` sees the bot's own status. Holds no descriptor (the referee's ``Popen``
+    waits for its error pipe to close)."""
+    os.closerange(0, _MAX_FD)
+    while True:
+        try:
+            _, status = os.waitpid(init, 0)
+            break
+        except ChildProcessError:
+            os._exit(1)
+    code = init_status(os.waitstatus_to_exitcode(status))
+    if code < 0:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(-code, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [-code])
+        os.kill(os.getpid(), -code)
+    os._exit(code & 0xFF)
+
+
+def init_status(code: int) -> int:
+    """The bot's status (Popen convention) from its init's: 128 + N means signal N."""
+    return 128 - code if code > 128 else code
+
+
 def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...], stderr_fd: int) -> subprocess.Popen:
     """Forks, hardens the child by ``plan`` and execs ``argv``.
 
@@ -239,9 +316,18 @@ def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int
         OSError: the child could not be set up (the reason is in its stderr pipe).
     """
     uid, gid = os.getuid(), os.getgid()
+    choose_pid_ns(plan)
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stderr_fd, stderr=stderr_fd,
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stderr_fd, stderr=stderr_fd,
                                 pass_fds=pass_fds, env=env, close_fds=True,
                                 preexec_fn=lambda: _child_setup(plan, uid, gid))
     except subprocess.SubprocessError as exc:
         raise OSError(f"sandbox setup failed: {exc}") from None
+    proc.bot_depth = 2 if plan.pid_ns else 0  # type: ignore[attr-defined]  # relay, init, bot
+    return proc
+
+
+def choose_pid_ns(plan: Plan) -> None:
+    """A PID namespace for every bot that gets the other namespaces, where the kernel allows it."""
+    from arena.sandbox import check
+    plan.pid_ns = plan.mount_ns and check.active("pid_namespace")

@@ -10,9 +10,10 @@ Landlock and seccomp before loading bot code. The zygote holds nothing secret: i
 messages, only launch plans and three pipe ends (passed with ``SCM_RIGHTS``).
 
 Lifetimes: the zygote dies with the referee (``PR_SET_PDEATHSIG``, and it is started from a thread
-that never exits), and every bot dies with the zygote (its own ``PR_SET_PDEATHSIG``). The zygote
-reaps its children and reports their exit status on request, so the referee still tells a CPU-limit
-kill from a crash.
+that never exits). Each child is pid 1 of a new PID namespace, the bot's init (``spawn._init``), which dies
+with the zygote (its own ``PR_SET_PDEATHSIG``, out of the bot's reach); the kernel then kills the whole
+namespace, so a bot that clears its own death signal still dies. The zygote reaps its children and reports
+the bot's exit status on request, so the referee still tells a CPU-limit kill from a crash.
 """
 from __future__ import annotations
 
@@ -67,6 +68,9 @@ def serve(control_fd: int) -> None:
     sock = socket.socket(fileno=control_fd)
     statuses: dict[int, int] = {}
     children: set[int] = set()
+    inits: set[int] = set()  # children that are the init of their bot's PID namespace
+    self_fd = os.pidfd_open(os.getpid())  # readable once this process has exited: a child's check on its parent
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
 
     def reap() -> None:
         while children:
@@ -78,7 +82,9 @@ def serve(control_fd: int) -> None:
             if pid == 0:
                 return
             children.discard(pid)
-            statuses[pid] = os.waitstatus_to_exitcode(status)
+            code = os.waitstatus_to_exitcode(status)
+            statuses[pid] = spawn.init_status(code) if pid in inits else code
+            inits.discard(pid)
 
     while True:
         request, fds = _recv(sock, 3)
@@ -88,13 +94,26 @@ def serve(control_fd: int) -> None:
         if request["op"] == "spawn":
             _preload(request.get("preload") or {})
             plan = spawn.Plan(**request["plan"])
+            # The child is made pid 1 of a new PID namespace (it becomes the bot's init); then this process goes
+            # back to its own namespace for its next children. Without the privilege the child makes the
+            # namespace itself and stays outside it as a relay (spawn._child_setup).
+            new_ns = False
+            if plan.pid_ns:
+                try:
+                    _sys.unshare(_sys.CLONE_NEWPID)
+                    new_ns = True
+                except OSError:
+                    pass
             pid = os.fork()
             if pid == 0:
-                _child(plan, fds, request["outer"])
+                _child(plan, fds, request["outer"], self_fd)
+            if new_ns:
+                _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
+                inits.add(pid)
             children.add(pid)
             for fd in fds:
                 os.close(fd)
-            _send(sock, {"pid": pid})
+            _send(sock, {"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
         elif request["op"] == "status":
             pid, deadline = request["pid"], time.monotonic() + request["timeout"]
             if pid not in statuses and pid in children and request["timeout"] > 0:
@@ -138,7 +157,7 @@ def _preload(names: dict[str, Any]) -> None:
             pass
 
 
-def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
+def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int) -> None:
     """In the forked child: become a hardened bot host, exactly as the exec path does."""
     from arena.sandbox import host, spawn
     try:
@@ -147,14 +166,14 @@ def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
         os.dup2(null, 0)
         os.dup2(err_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, req_r, resp_w})
+        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd})
         start = 3
         for fd in keep + [1 << 16]:  # close everything else: the control socket, the zygote's files
             if fd >= start:
                 os.closerange(start, fd)
                 start = fd + 1
         os.setsid()
-        spawn._child_setup(plan, outer[0], outer[1])
+        spawn._child_setup(plan, outer[0], outer[1], parent_fd)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
         try:
@@ -168,9 +187,11 @@ def _child(plan: Any, fds: list[int], outer: list[int]) -> None:
 class ZygoteChild:
     """A bot started by the zygote, with the parts of the ``Popen`` interface the proxy uses."""
 
-    def __init__(self, zygote: Zygote, pid: int) -> None:
+    def __init__(self, zygote: Zygote, pid: int, depth: int = 0) -> None:
         self.zygote = zygote
         self.pid = pid
+        self.bot_depth = depth
+        """How many forks below ``pid`` the bot's own process is (its PID namespace's init, a relay)."""
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -224,13 +245,15 @@ class Zygote:
     def spawn(self, plan: Any, fds: tuple[int, int, int], preload: dict[str, str] | None = None) -> ZygoteChild:
         """Starts one bot by ``plan`` with (request read end, response write end, stderr write end);
         ``preload``: ``{"game": name, "bot": name}`` of built-ins the zygote imports first (see ``_preload``)."""
+        from arena.sandbox import spawn
+        spawn.choose_pid_ns(plan)
         with self._lock:
             _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()],
                                "preload": preload or {}}, list(fds))
             reply, _ = _recv(self._sock)
         if reply is None:
             raise OSError("the bot fork server exited")
-        return ZygoteChild(self, reply["pid"])
+        return ZygoteChild(self, reply["pid"], reply.get("depth", 0))
 
     def status(self, pid: int, timeout: float) -> int | None:
         """The exit status of a bot (Popen convention: -N for signal N), None while it runs."""
