@@ -61,7 +61,7 @@ def test_match_table_and_progress(capsys):
     (["match", "nim", "random", "nobot"], "unknown bot"),
     (["match", "nim", "random"], "needs 2 bots"),
     (["match", "nim", "random", "random", "--games", "0"], "--games"),
-    (["match", "nim", "random", "random", "--move-time", "-1"], "move_time"),
+    (["match", "nim", "random", "random", "--move-time", "-1"], "'--move-time': -1: not allowed; must be a finite"),
     (["match", "nim", "random", "random", "--on-failure", "explode"], "on-failure"),
     (["match", "nim", "random", "/no/such/bot.py"], "does not exist"),
     (["match", "hex(size=5)", "random", "greedy"], "cannot play"),
