@@ -1,8 +1,10 @@
 """``arena.play``: one game between bot objects — the referee loop (OpenSpiel's ``evaluate_bots``).
 
-Only this loop samples chance (with the game's seed), validates actions and turns bot failures into
-results. In-process it is the engine of tests and experiments; the sandboxed referee drives the same
-loop with proxies for bot processes (which raise :class:`arena.errors.BotError` on failure).
+Only this loop samples chance, validates actions and turns bot failures into results. Chance comes from
+the game's seed and, when given, a secret chance key (:mod:`arena.chance`: the sandboxed referee always
+passes one, so no bot can repeat the draws; without one, in-process games stay reproducible from the seed).
+In-process it is the engine of tests and experiments; the sandboxed referee drives the same loop with
+proxies for bot processes (which raise :class:`arena.errors.BotError` on failure).
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
+from arena.chance import chance_rng, key_id, substitute_rng
 from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
 from arena.records import NORMAL, Failure, GameRecord, forfeit_returns
 from bots.base import Limit
@@ -39,13 +42,16 @@ def substitute_move(state: Any, legal: list[int], rng: random.Random) -> int:
 
 def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,
          on_failure: str = "raise", max_moves: int | None = None, players: Sequence[str] | None = None,
-         observer: Callable[[Any, int, int], None] | None = None) -> GameRecord:
+         observer: Callable[[Any, int, int], None] | None = None, chance_key: bytes | None = None) -> GameRecord:
     """Plays one game of ``game`` between ``bots`` (one per seat) and returns its record.
 
     Args:
         game: a Game or a spec string.
         bots: objects with ``step(state, limit) -> action`` (and optionally ``inform(action)``).
         seed: seeds the chance draws (the bots have their own seeds).
+        chance_key: a secret mixed with ``seed`` to key the chance draws (and random substitute moves), so that
+            what the bots know (the seed) does not predict them; the record keeps only its fingerprint
+            (``info["chance_key_id"]``). None: draws from ``seed`` alone (reproducible tests, experiments).
         limit: the Limit passed to every ``step``, or a function ``(seat, move_number) -> Limit``.
         on_failure: ``raise`` (default in-process: a bot error propagates), ``lose`` (the failing bot loses,
             the reason is recorded) or ``random_move`` (COMP424 rule: a random legal move is played instead).
@@ -63,8 +69,10 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         raise ValueError(f"{game} needs {n} bots, got {len(bots)}")
     names = list(players) if players is not None else [getattr(b, "name", type(b).__name__) for b in bots]
     record = GameRecord(game=str(game), seed=seed, players=names, terminations=[NORMAL] * n)
-    rng = random.Random(seed)
-    fallback_rng = random.Random(seed ^ 0x5EED)
+    rng = chance_rng(seed, chance_key)
+    fallback_rng = substitute_rng(seed, chance_key)
+    if chance_key is not None:
+        record.info["chance_key_id"] = key_id(chance_key)
     state = game.new_initial_state()
     started = time.perf_counter()
     decisions = 0

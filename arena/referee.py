@@ -13,12 +13,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arena.chance import bot_seed, new_key
 from arena.errors import ConfigError
 from arena.limits import Limits
 from arena.play import play
 from arena.records import GameRecord
 from bots.base import Limit
-from games.seeding import seeded_int
 
 ON_FAILURE = ("lose", "random_move")
 
@@ -26,11 +26,6 @@ ON_FAILURE = ("lose", "random_move")
 def is_bot_file(bot: str) -> bool:
     """True when ``bot`` names a file rather than a built-in spec."""
     return bot.endswith(".py") or os.sep in bot or os.path.isfile(bot)
-
-
-def bot_seed(seed: int, seat: int) -> int:
-    """Each bot's seed, derived deterministically from the game seed and its seat."""
-    return seeded_int(seed, 0, 2**31 - 1, stream=1000 + seat)
 
 
 def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
@@ -95,13 +90,15 @@ def check_untrusted_allowed(bots: Sequence[str], limits: Limits) -> None:
 
 def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits(), *,
               on_failure: str = "lose", names: Sequence[str] | None = None,
-              observer: Callable | None = None, max_moves: int | None = None) -> GameRecord:
+              observer: Callable | None = None, max_moves: int | None = None,
+              chance_key: bytes | None = None) -> GameRecord:
     """Plays one game with each bot sandboxed in its own process and returns its record.
 
     Args:
         game: a Game or spec; its ``seed`` parameter (if any) is set from ``seed``.
         bots: per seat, a built-in spec (``"uct(iterations=200)"``) or a path to a bot file.
-        seed: the game's seed: chance draws, the game's random set-up and each bot's seed derive from it.
+        seed: the game's public seed: the game's random set-up derives from it; chance draws and each bot's
+            seed derive from it and ``chance_key``.
         limits: time, memory and process limits; ``trusted`` allows bot files without the mandatory
             layers; ``debug`` runs every bot in this process with no time limits (never for untrusted code).
         on_failure: ``lose`` (the failing bot loses) or ``random_move`` (COMP424: a random legal move is
@@ -109,6 +106,8 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
         names: per seat, the names written in the record (default: the bot arguments).
         observer: ``observer(state, seat, action)`` after every action.
         max_moves: adjudicate a draw after this many decisions (default: the game's maximum length).
+        chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.chance`); never sent to a bot.
+            None: a fresh random key for this game only (the same seed then plays different chance).
 
     Raises:
         ConfigError, GameSpecError: bad game, bot, option (before any process starts).
@@ -126,13 +125,15 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
         raise ConfigError(f"{game} needs {n} bots, got {len(bots)}")
     descriptions = [describe_bot(b, game) for b in bots]
     names = list(names) if names is not None else [os.path.basename(b) if is_bot_file(b) else b for b in bots]
+    if chance_key is None:
+        chance_key = new_key()
     if max_moves is None:
         try:
             max_moves = game.max_game_length()
         except NotImplementedError:
             max_moves = None
     if limits.debug:
-        return _play_debug(game, descriptions, seed, limits, on_failure, names, observer, max_moves)
+        return _play_debug(game, descriptions, seed, limits, on_failure, names, observer, max_moves, chance_key)
     check_untrusted_allowed(bots, limits)
 
     from arena.sandbox import check
@@ -145,7 +146,8 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
     proxies: list[BotProcess] = []
     try:
         for seat, desc in enumerate(descriptions):
-            proxies.append(BotProcess(desc, game, seat, bot_seed(seed, seat), limits, sandbox=sandbox, name=names[seat]))
+            proxies.append(BotProcess(desc, game, seat, bot_seed(seed, seat, chance_key), limits,
+                                      sandbox=sandbox, name=names[seat]))
             proxies[-1].start_up()  # ready and frozen before the next bot starts (fair CPU: docs/sandbox.md)
 
         def limit_for(seat: int, _decision: int) -> Limit:
@@ -153,7 +155,7 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
             return Limit(time=limits.time_for(p._moves), memory_mb=limits.memory_mb, first_move=p._moves == 0)
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
-                      players=names, observer=observer)
+                      players=names, observer=observer, chance_key=chance_key)
     finally:
         for p in proxies:
             p.close()
@@ -206,16 +208,16 @@ def load_bot_file(path: str, game: Any, seat: int, seed: int) -> Any:
 
 
 def _play_debug(game: Any, descriptions: list[dict[str, Any]], seed: int, limits: Limits, on_failure: str,
-                names: list[str], observer: Callable | None, max_moves: int | None) -> GameRecord:
+                names: list[str], observer: Callable | None, max_moves: int | None, chance_key: bytes) -> GameRecord:
     """TRUSTED DEBUG MODE: bots run inside this process, no sandbox, no time limits (use a debugger freely)."""
     import bots as bots_pkg
     objs = []
     for seat, desc in enumerate(descriptions):
-        s = bot_seed(seed, seat)
+        s = bot_seed(seed, seat, chance_key)
         objs.append(load_bot_file(desc["path"], game, seat, s) if desc["kind"] == "file"
                     else bots_pkg.make(desc["spec"], game, seat, s))
     record = play(game, objs, seed, limit=lambda seat, k: Limit(time=None, memory_mb=limits.memory_mb),
-                  on_failure=on_failure, max_moves=max_moves, players=names, observer=observer)
+                  on_failure=on_failure, max_moves=max_moves, players=names, observer=observer, chance_key=chance_key)
     record.info["sandbox"] = []
     record.info["debug"] = "TRUSTED DEBUG MODE: no sandbox, no time limits"
     return record

@@ -46,6 +46,8 @@ class Task:
     on_failure: str
     files: dict[str, tuple[str, str]] = field(default_factory=dict)
     """content hash -> (file name, source) of the bot files at this table; they travel with the task."""
+    chance_key: bytes | None = None
+    """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
 
 
 @dataclass
@@ -103,7 +105,7 @@ def play_task(task: Task, bot_root: str | None = None) -> dict[str, Any]:
         paths = materialize(task.files, root)
         bots = [paths[b[5:]] if b.startswith("file:") else b for b in task.bots]
         record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
-                            names=list(task.names))
+                            names=list(task.names), chance_key=task.chance_key)
         return record.to_dict()
     except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
         return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}", "overloaded": True}
@@ -156,7 +158,7 @@ def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
     return todo
 
 
-def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig) -> Task:
+def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None) -> Task:
     files = {}
     specs = []
     for bot_id in fixture.seats:
@@ -170,7 +172,7 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig) -> T
     trusted = config.limits.trusted or (bool(file_bots) and all(b.trusted for b in file_bots))
     limits = config.limits.with_(trusted=trusted).to_dict()
     return Task(fixture.key, fixture.game, fixture.round, fixture.seats, tuple(specs),
-                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files)
+                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files, chance_key)
 
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
@@ -239,6 +241,7 @@ class _Writer:
         self.finished: set[str] = set()  # stored, skipped or failed at or past todo[low]: no longer blocks rating
         self.low = 0  # todo[low] is the first fixture that may still be outstanding
         self.on_probation = {b.id for b in bots.values() if b.status == "probation"}
+        self.chance_key = store.chance_key(league_id)  # the league's secret: the same for every game and resume
 
     def tasks(self) -> Iterator[Task]:
         for fixture in self.todo:
@@ -246,7 +249,7 @@ class _Writer:
                 self.summary.skipped += 1
                 self.finished.add(fixture.key)
                 continue
-            yield make_task(fixture, self.bots, self.config)
+            yield make_task(fixture, self.bots, self.config, self.chance_key)
 
     def drain(self, backend: Backend) -> None:
         total = len(self.todo)

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.chance import new_key
 from arena.errors import ArenaError, ConfigError
 from leaderboards.probation import ProbationRule
 from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_DB = "arena.sqlite"
 
 _SCHEMA = """
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS leagues (
     name TEXT NOT NULL UNIQUE,
     config TEXT NOT NULL DEFAULT '{}',
     created REAL NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    chance_key BLOB
 );
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY,
@@ -126,6 +128,9 @@ ALTER TABLE game_seats ADD COLUMN game_mu REAL;
 ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
 CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 """
+
+# schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
+_MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
 
 UNRATED, RATED, PROVISIONAL = 0, 1, 2
 """Values of ``games.rated``: not folded yet; folded in schedule order; folded out of schedule order while
@@ -283,16 +288,22 @@ class Store:
         return store
 
     def _migrate(self) -> None:
-        """Schema 1 -> 2 in one transaction: adds the history columns, then recomputes every league's rated
-        games (the same games, the same ratings) so that each of them gets its history."""
+        """Up to the current schema in one transaction. 1 -> 2 adds the history columns, then recomputes every
+        league's rated games (the same games, the same ratings) so that each of them gets its history;
+        2 -> 3 gives every league a secret chance key (its games played before keep their public-seed chance)."""
         with _transaction(self.conn):
-            if self._schema_version(self.conn) != 1:  # another writer migrated it meanwhile
-                self.schema_version = SCHEMA_VERSION
-                return
-            _script(self.conn, _MIGRATE_1_TO_2)
+            version = self._schema_version(self.conn) or SCHEMA_VERSION  # another writer may have migrated it
+            if version == 1:
+                _script(self.conn, _MIGRATE_1_TO_2)
+                self.schema_version = version = 2
+                for league in self.leagues():
+                    self._recompute(league.id, f"AND rated != {UNRATED}")
+            if version == 2:
+                if not any(r["name"] == "chance_key" for r in self.conn.execute("PRAGMA table_info(leagues)")):
+                    self.conn.execute(_MIGRATE_2_TO_3)
+                for (league_id,) in self.conn.execute("SELECT id FROM leagues WHERE chance_key IS NULL").fetchall():
+                    self.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (new_key(), league_id))
             self.schema_version = SCHEMA_VERSION
-            for league in self.leagues():
-                self._recompute(league.id, f"AND rated != {UNRATED}")
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
     @staticmethod
@@ -339,16 +350,24 @@ class Store:
         return league
 
     def ensure_league(self, name: str, config: dict[str, Any]) -> League:
-        """Creates the league, or updates its stored config."""
+        """Creates the league (with its secret chance key), or updates its stored config."""
         now = time.time()
         with _transaction(self.conn):
             self.conn.execute(
-                "INSERT INTO leagues (name, config, created, updated) VALUES (?, ?, ?, ?) "
+                "INSERT INTO leagues (name, config, created, updated, chance_key) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET config=excluded.config, updated=excluded.updated",
-                (name, json.dumps(config, sort_keys=True), now, now))
+                (name, json.dumps(config, sort_keys=True), now, now, new_key()))
         league = self.league(name)
         assert league is not None
         return league
+
+    def chance_key(self, league_id: int) -> bytes | None:
+        """The league's secret chance key: it keys every game's chance and bot seeds (:mod:`arena.chance`) and
+        never reaches a bot. None only in a read-only open of a store older than schema 3."""
+        if self.schema_version < 3:
+            return None
+        row = self.conn.execute("SELECT chance_key FROM leagues WHERE id=?", (league_id,)).fetchone()
+        return None if row is None or row[0] is None else bytes(row[0])
 
     def delete_league(self, name: str) -> bool:
         """Removes a league with its bots, games and ratings. Returns whether it existed."""

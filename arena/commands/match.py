@@ -117,16 +117,24 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--debug", is_flag=True,
               help="TRUSTED DEBUG MODE: bots run in this process, no sandbox, no time limits (for a debugger).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
+@click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY", help="The secret that keys chance and the bots' seeds (default: a fresh one; "
+              "--json prints it): give a printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
-          memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool) -> None:
+          memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
+          chance_key: str | None = None) -> None:
     """Play GAME between the BOTs (built-in specs or bot files), each sandboxed in its own process."""
     import games as games_pkg
+    from arena.chance import new_key, parse_key
     from arena.referee import check_untrusted_allowed, describe_bot, play_game
 
     if n_games < 1:
         raise ConfigError(f"--games must be at least 1, got {n_games}")
     if seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {seed}")
+    try:  # one secret for the whole run: the rotations of a seed see the same chance (duplicate seeds)
+        key = parse_key(chance_key) if chance_key is not None else new_key()
+    except ValueError as exc:
+        raise ConfigError(f"--chance-key: {exc}") from None
     g = games_pkg.load(game)
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
@@ -146,7 +154,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
         task = progress.add_task(markup(g), total=n_games)  # parsed as markup: a game's name is escaped
         for game_seed, seats in plan:
             rec = play_game(g, [bots[i] for i in seats], game_seed, limits, on_failure=on_failure,
-                            names=[labels[i] for i in seats])
+                            names=[labels[i] for i in seats], chance_key=key)
             records.append((seats, rec))
             progress.advance(task)
     tot = totals(records, labels)
@@ -154,6 +162,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     if as_json:
         click.echo(dumps({"game": str(g), "bots": list(bots), "labels": labels, "seed": seed,
                                "limits": limits.to_dict(), "on_failure": on_failure, "sandbox": layers,
-                               "games": [game_json(s, r) for s, r in records], "totals": tot}))
+                               "games": [game_json(s, r) for s, r in records], "totals": tot,
+                               "chance_key": key.hex()}))
         return
     print_table(Console(), str(g), tot, n_games, layers)

@@ -31,9 +31,11 @@ def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_na
         if stored is None:
             raise ConfigError(f"no game {game_id} in {db}")
         league = next((lg.name for lg in store.leagues() if lg.id == stored.league_id), "?")
+        chance_key = store.chance_key(stored.league_id)
     if verify:
-        moves = verify_game(stored)
-        click.echo(f"game {game_id} verified: {moves} actions re-simulated, seats, legality and returns match")
+        moves = verify_game(stored, chance_key)
+        drawn = ", chance re-drawn from the league's key" if stored.info.get("chance_key_id") else ""
+        click.echo(f"game {game_id} verified: {moves} actions re-simulated, seats, legality{drawn} and returns match")
         return
     print_game(stored, league, board=not no_board)
 
@@ -85,18 +87,33 @@ def _action_text(state: Any, action: int) -> str:
         return str(action)
 
 
-def verify_game(g: StoredGame) -> int:
+def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     """Re-simulates a stored game; returns the number of actions.
 
+    A game drawn with a chance key (``info["chance_key_id"]``) has its chance outcomes and random substitute
+    moves re-drawn from ``chance_key`` (its league's); a game from before chance keys only has its chance
+    outcomes checked to be possible.
+
     Raises:
-        Divergence: at the first action that is illegal, made by the wrong seat, or after the end, or when the
-            stored returns are not the returns of the re-simulated game.
+        Divergence: at the first action that is illegal, made by the wrong seat, after the end, or not the draw of
+            the key; when the stored returns are not the returns of the re-simulated game; or when ``chance_key``
+            is not the key the game was drawn with.
     """
     import games as games_pkg
+    from arena.chance import chance_rng, key_id, substitute_rng
+    from arena.play import sample_chance, substitute_move
     from arena.records import forfeit_returns
     game = games_pkg.load(g.game)
     state = game.new_initial_state()
     decision = 0
+    drawn_with = g.info.get("chance_key_id")
+    if drawn_with is not None and (chance_key is None or key_id(chance_key) != drawn_with):
+        raise Divergence(f"game {g.id} was drawn with chance key {drawn_with}, not with its league's key "
+                         f"({'none' if chance_key is None else key_id(chance_key)}): its chance cannot be checked")
+    keyed = drawn_with is not None and chance_key is not None
+    draws = chance_rng(g.seed, chance_key) if keyed else None
+    substitutes = substitute_rng(g.seed, chance_key) if keyed else None
+    substituted = {f["move_number"]: f["substituted"] for f in g.failures if f.get("substituted") is not None}
     for i, action in enumerate(g.history):
         where = f"game {g.id} diverges at action {i + 1}"
         if state.is_terminal():
@@ -106,12 +123,19 @@ def verify_game(g: StoredGame) -> int:
             outcomes = [a for a, p in state.chance_outcomes() if p > 0]
             if action not in outcomes:
                 raise Divergence(f"{where}: chance outcome {action} is impossible here (possible: {outcomes})")
+            if draws is not None and action != (drawn := sample_chance(state, draws)):
+                raise Divergence(f"{where}: chance outcome {action} is not what the league's chance key drew ({drawn})")
         else:
             if decision < len(g.move_seats) and g.move_seats[decision] != seat:
                 raise Divergence(f"{where}: stored mover is seat {g.move_seats[decision]}, the game says seat {seat}")
             legal = state.legal_actions()
             if action not in legal:
                 raise Divergence(f"{where}: seat {seat} played {action}, which is illegal (legal: {legal[:20]})")
+            if substitutes is not None and i in substituted:
+                expected = substitute_move(state, legal, substitutes)
+                if action != expected or substituted[i] != expected:
+                    raise Divergence(f"{where}: the random move played for seat {seat} was {action}, the league's "
+                                     f"chance key drew {expected}")
             decision += 1
         state.apply_action(action)
     forfeits = [s for s, t in enumerate(g.terminations) if t != "normal"]

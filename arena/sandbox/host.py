@@ -31,17 +31,54 @@ def _write_all(data: bytes) -> None:
 
 
 def _fail(reason: str, exc: BaseException | None = None) -> None:
+    """Reports the bot's failure and exits. Everything here touches bot objects (the exception's ``__str__``,
+    its traceback, a replaced ``sys.stderr``), so nothing may raise: the report must say what the bot did."""
     if exc is not None:
         try:
             traceback.print_exception(exc, file=sys.stderr)
-        except MemoryError:
-            print(f"{type(exc).__name__}", file=sys.stderr)
-    sys.stderr.flush()
+        except BaseException:  # noqa: BLE001 - a deep chain, a raising __str__, a broken sys.stderr
+            try:
+                print(_exception_text(exc), file=sys.__stderr__)
+            except BaseException:  # noqa: BLE001, S110
+                pass
     try:
-        _send({"type": "error", "reason": reason, "detail": f"{type(exc).__name__}: {exc}"[:500] if exc else ""})
-    except OSError:
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001, S110
+        pass
+    try:
+        _send({"type": "error", "reason": reason, "detail": _exception_text(exc)[:500] if exc else ""})
+    except BaseException:  # noqa: BLE001, S110 - the referee then sees the exit and the stderr tail
         pass
     os._exit(1)
+
+
+def _type_name(value: Any) -> str:
+    """The name of a value's class, read without running any of the bot's code (a metaclass may override it)."""
+    return _printable(type.__dict__["__name__"].__get__(type(value)))
+
+
+def _printable(text: str) -> str:
+    """``text`` without lone surrogates (they cannot be encoded further down: the store, a terminal)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception; its type alone when its ``__str__`` (bot code) fails."""
+    try:
+        return _printable(f"{_type_name(exc)}: {exc}")
+    except BaseException:  # noqa: BLE001
+        return f"{_type_name(exc)} (its message could not be shown)"
+
+
+def _describe(value: Any) -> str:
+    """A short description of a bot's answer: its repr, or its type when the repr itself fails (a list nested
+    deeper than the recursion limit, an int too long to print, a ``__repr__`` that raises)."""
+    try:
+        return _printable(repr(value)[:200])
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return f"a {_type_name(value)} that cannot be shown ({_exception_text(exc)[:200]})"
 
 
 def apply_layers(layers: dict[str, Any]) -> dict[str, Any]:
@@ -78,17 +115,32 @@ def load_bot(spec: dict[str, Any], game: Any, seat: int, seed: int) -> Any:
 
 
 def _as_action(value: Any) -> dict[str, Any]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if -(2**63) <= value < 2**63:
-            return {"action": value}
-        return {"bad_action": f"an integer with {len(hex(value)) * 4 // 3} digits"}
+    """The answer frame for what ``step`` returned: ``{"action": n}`` or ``{"bad_action": description}`` (the
+    referee records the bot's illegal answer). Reading the value runs the bot's code (``__index__``,
+    ``__repr__``, ``__class__``): whatever that raises is the bot's bad answer, never the host's crash."""
+    try:
+        return _read_action(value)
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return {"bad_action": f"a {_type_name(value)} that is not an action ({_exception_text(exc)[:200]})"}
+
+
+def _read_action(value: Any) -> dict[str, Any]:
+    kind = type(value)  # exact type checks: isinstance() would consult the value's own __class__
+    if issubclass(kind, int) and kind is not bool:
+        number = int.__index__(value)  # the plain int, without the subclass's own comparisons or repr
+        if -(2**63) <= number < 2**63:
+            return {"action": number}
+        return {"bad_action": f"an integer of {number.bit_length()} bits"}
+    if kind is bool or issubclass(kind, (float, str, bytes)):
+        return {"bad_action": _describe(value)}
+    import operator
     try:  # numpy integers and friends
-        import operator
-        if not isinstance(value, (bool, float, str)):
-            return _as_action(operator.index(value))
+        number = operator.index(value)
     except TypeError:
-        pass
-    return {"bad_action": repr(value)[:200]}
+        return {"bad_action": _describe(value)}
+    return _read_action(number)
 
 
 def serve() -> None:
@@ -152,7 +204,10 @@ def serve() -> None:
         if type(value) is int and 0 <= value < 10**18:  # the common answer: one preformatted frame, one write
             _write_all(protocol.answer_frame(request["id"], value))
             continue
-        answer = _as_action(value)
+        try:
+            answer = _as_action(value)
+        except MemoryError as exc:
+            _fail("memory", exc)
         answer["id"] = request["id"]
         _send(answer)
 

@@ -217,7 +217,15 @@ class BotProcess:
             self._pending_error = exc
 
     def _await_ready(self, deadline: float) -> None:
-        reply = self._read_message(deadline)
+        try:
+            reply = self._read_message(deadline)
+        except BotTimeoutError:
+            # Missing the start-up allowance is dealt with once: the bot is killed (alive turns False), so it
+            # forfeits now instead of being waited for again at every move (random_move games stalled on it).
+            self._kill()
+            raise BotTimeoutError(f"bot did not become ready within its start-up allowance "
+                                  f"({self.limits.first_move_time:g} s first move time + {STARTUP_GRACE:g} s to "
+                                  "start the process)") from None
         if reply.get("type") != "ready":
             self._raise_reported(reply)
         self._ready = True

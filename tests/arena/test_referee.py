@@ -44,10 +44,12 @@ def test_random_vs_random_record_is_complete():
     assert set(record.info["sandbox"]) >= {"rlimits", "no_new_privs"}
 
 
-def test_games_are_reproducible_from_the_seed():
-    a = play_game("nim", ["random", "random"], 11, LIMITS)
-    b = play_game("nim", ["random", "random"], 11, LIMITS)
-    c = play_game("nim", ["random", "random"], 12, LIMITS)
+def test_games_are_reproducible_from_the_seed_and_chance_key():
+    from arena.chance import new_key
+    key = new_key()  # the secret keys the bots' seeds too (tests/arena/test_chance_secrecy.py)
+    a = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
+    b = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
+    c = play_game("nim", ["random", "random"], 12, LIMITS, chance_key=key)
     assert a.history == b.history and a.returns == b.returns
     assert (c.game, c.history) != (a.game, a.history)
 
