@@ -322,6 +322,28 @@ class BotCgroup:
 
 
 _CAPS: Capabilities | None = None
+_ONLINE: set[int] | None = None
+
+
+def online_cpus() -> set[int]:
+    """The CPUs of the machine that are online (``/sys/devices/system/cpu/online``, e.g. ``0-3,6``)."""
+    global _ONLINE
+    if _ONLINE is None:
+        cpus: set[int] = set()
+        try:
+            for part in _read("/sys/devices/system/cpu/online").strip().split(","):
+                first, _, last = part.partition("-")
+                cpus.update(range(int(first), int(last or first) + 1))
+        except (OSError, ValueError):
+            cpus = set(range(os.cpu_count() or 1))
+        _ONLINE = cpus
+    return _ONLINE
+
+
+def pinned() -> bool:
+    """True when the calling thread may use fewer CPUs than the machine has online (a bot it starts could
+    widen its own affinity beyond them unless a cpuset holds it)."""
+    return not online_cpus() <= os.sched_getaffinity(0)
 
 
 def _pid_alive(pid: int) -> bool:

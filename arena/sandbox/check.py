@@ -133,8 +133,8 @@ def report(refresh: bool = False) -> list[Layer]:
     add("freeze", caps.freeze is not None, f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer)"
         if caps.freeze else "no freezer: a bot may compute on its opponent's time" + problems)
     add("cpuset", caps.cpuset is not None, f"the bot's CPUs are the referee's, enforced (cgroup {caps.cpuset} cpuset)"
-        if caps.cpuset else "no cpuset cgroup: seccomp denies sched_setaffinity instead (EPERM), so a bot cannot "
-        "widen its CPUs" + problems)
+        if caps.cpuset else "no cpuset cgroup: when the referee is pinned to some CPUs, seccomp denies "
+        "sched_setaffinity instead (EPERM), so a bot cannot widen its CPUs" + problems)
     add("cpu_accounting", caps.cpu is not None, f"CPU time of the whole bot tree (cgroup {caps.cpu})" if caps.cpu
         else "CPU time of the main thread only (/proc/<pid>/schedstat)")
     add("rlimits", True, "RLIMIT_AS, CPU, NOFILE, FSIZE, NPROC, CORE set before bot code runs")

@@ -30,7 +30,7 @@ from arena.errors import (
     ProtocolError,
 )
 from arena.limits import Limits
-from arena.sandbox import _sys, protocol, seccomp
+from arena.sandbox import _sys, cgroups, protocol, seccomp
 from arena.sandbox.protocol import FrameError
 
 STDERR_KEEP = 16 * 1024
@@ -61,6 +61,9 @@ def deadline_for(seconds: float) -> float:
 class BotProcess:
     """One bot in its own (sandboxed) process for one game."""
 
+    _main_pid: int | None = None
+    """The host pid of the bot's own process, once looked up (see ``_bot_pid``)."""
+
     def __init__(self, bot: dict[str, Any], game: Any, seat: int, seed: int, limits: Limits, *,
                  sandbox: Any, name: str = "") -> None:
         """Starts the process; start-up failures are kept and raised by the first ``step``.
@@ -82,7 +85,6 @@ class BotProcess:
         self._num_actions = game.num_distinct_actions()
         self._limit_sent: tuple[float, bool] | None = None
         self._schedstat_fd = -1
-        self._main_pid: int | None = None
         self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
         self._unsampled = 0.0  # wall seconds of moves since that reading
         self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
@@ -121,7 +123,7 @@ class BotProcess:
                 bot_msg["path"] = os.path.join(plan.bot_dir_inside, os.path.basename(bot["path"]))
             init = {"type": "init", "game": str(game), "seat": seat, "seed": seed, "bot": bot_msg,
                     "layers": {"landlock": sandbox.use_landlock, "seccomp": sandbox.use_seccomp,
-                               "deny_affinity": self._cg is None or self._cg.cpuset is None,
+                               "deny_affinity": (self._cg is None or self._cg.cpuset is None) and cgroups.pinned(),
                                "read_paths": plan.read_paths}}
             self._write(protocol.encode(init), time.monotonic() + 5.0)
         except (OSError, BotError) as exc:
