@@ -83,12 +83,14 @@ class Sandbox:
             names.append("uid")
         if self.use_namespaces:
             names += ["mount_namespace", "network_namespace"]
+            if check.active("pid_namespace"):
+                names.append("pid_namespace")
         if self.use_landlock:
             names.append("landlock")
         if self.use_seccomp:
             names.append("seccomp")
         if self.use_cgroups:
-            names += [n for n in ("cgroup_memory", "cgroup_pids", "cgroup_kill", "freeze", "cpu_accounting")
+            names += [n for n in ("cgroup_memory", "cgroup_pids", "cgroup_kill", "freeze", "cpuset", "cpu_accounting")
                       if check.active(n)]
         return names
 
