@@ -79,7 +79,8 @@ def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
     return {"seed": rec.seed, "game": rec.game, "seats": seats, "players": rec.players, "returns": rec.returns,
             "terminations": rec.terminations, "history": rec.history, "failures": d["failures"],
             "move_seats": rec.move_seats, "wall_times": rec.wall_times, "cpu_times": rec.cpu_times,
-            "duration": rec.duration, **({"adjudicated": rec.info["adjudicated"]} if "adjudicated" in rec.info else {})}
+            "duration": rec.duration, **({"adjudicated": rec.info["adjudicated"]} if "adjudicated" in rec.info else {}),
+            **({"chance_key_id": rec.info["chance_key_id"]} if "chance_key_id" in rec.info else {})}
 
 
 def _ms(x: float | None) -> str:
@@ -117,8 +118,9 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--debug", is_flag=True,
               help="TRUSTED DEBUG MODE: bots run in this process, no sandbox, no time limits (for a debugger).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
-@click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY", help="The secret that keys chance and the bots' seeds (default: a fresh one; "
-              "--json prints it): give a printed key back to play the same match again.")
+@click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
+              help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
+                   "printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
           chance_key: str | None = None) -> None:

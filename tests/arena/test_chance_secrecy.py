@@ -201,6 +201,40 @@ def test_replay_verify_catches_a_chance_outcome_the_secret_did_not_draw(tmp_path
     assert f"diverges at action {i + 1}" in forged.stderr and "chance" in forged.stderr, forged.stderr
 
 
+@needs_layers
+def test_a_match_prints_its_key_verifies_from_its_json_and_replays_with_the_key(tmp_path):
+    argv = ["match", "nim(coin=true)", "random", "mc(n=3)", "--games", "4", "--seed", "2", "--json"]
+    first = arena(tmp_path, *argv)
+    assert first.returncode == 0, first.stderr
+    data = json.loads(first.stdout)
+    key = data["chance_key"]
+    assert len(bytes.fromhex(key)) == 32
+    (tmp_path / "m.json").write_text(first.stdout)
+    ok = arena(tmp_path, "replay", "--match", "m.json")
+    assert ok.returncode == 0 and "4 games verified" in ok.stdout, ok.stderr
+    # the rotations of one seed share their coins (duplicate seeds within a match)
+    coins = [chance_outcomes_of(g["game"], g["history"]) for g in data["games"]]
+    for a, b in (coins[0:2], coins[2:4]):
+        assert a[:min(len(a), len(b))] == b[:min(len(a), len(b))]
+    again = arena(tmp_path, *argv, "--chance-key", key)
+    assert [g["history"] for g in json.loads(again.stdout)["games"]] == [g["history"] for g in data["games"]]
+    other = json.loads(arena(tmp_path, *argv).stdout)
+    assert other["chance_key"] != key
+    assert [g["history"] for g in other["games"]] != [g["history"] for g in data["games"]]
+    game = data["games"][0]  # forged: its first coin flipped (both sides are possible; only the key tells)
+    state = games.load(game["game"]).new_initial_state()
+    for k, action in enumerate(game["history"]):
+        if state.is_chance_node():
+            game["history"] = game["history"][:k] + [1 - action]
+            break
+        state.apply_action(action)
+    (tmp_path / "forged.json").write_text(json.dumps(data))
+    forged = arena(tmp_path, "replay", "--match", "forged.json")
+    assert forged.returncode == 1 and "not what the chance key drew" in forged.stderr, forged.stderr
+    bad_key = arena(tmp_path, *argv[:-1], "--chance-key", "abc")
+    assert bad_key.returncode == 2 and "--chance-key" in bad_key.stderr and len(bad_key.stderr.splitlines()) == 1
+
+
 def test_in_process_play_stays_reproducible_from_the_seed():
     import bots
     from arena.play import play
