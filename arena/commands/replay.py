@@ -1,4 +1,5 @@
-"""``arena replay GAME_ID [--db PATH] [--verify] [--no-board]``: a stored game move by move."""
+"""``arena replay GAME_ID [--db PATH] [--verify] [--no-board]``: a stored game move by move;
+``arena replay --match FILE``: verifies the games of an ``arena match --json`` output."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,8 +22,16 @@ class Divergence(ArenaError):
 @click.option("--no-board", is_flag=True, help="Only the moves, no board after each one.")
 @click.option("--league", "league_name", metavar="NAME", help="Without GAME_ID: list this league's games.")
 @click.option("--last", default=20, show_default=True, metavar="N", help="Without GAME_ID: how many games to list.")
-def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_name: str | None, last: int) -> None:
+@click.option("--match", "match_file", metavar="FILE",
+              help="Verify every game of an 'arena match --json' output instead (chance re-drawn from its chance_key).")
+def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_name: str | None, last: int,
+           match_file: str | None = None) -> None:
     """Print a stored game move by move with the board; without GAME_ID, list the latest games and their ids."""
+    if match_file is not None:
+        if game_id is not None:
+            raise ConfigError("--match verifies every game of the file: give no GAME_ID with it")
+        verify_match(match_file)
+        return
     if game_id is None:
         list_games(db, league_name, last)
         return
@@ -87,6 +96,34 @@ def _action_text(state: Any, action: int) -> str:
         return str(action)
 
 
+def verify_match(path: str) -> None:
+    """Verifies every game of an ``arena match --json`` output against the chance key that match printed.
+
+    Raises:
+        ConfigError: the file cannot be read or is not such an output.
+        Divergence: the first game that does not re-simulate.
+    """
+    import json
+
+    from arena.chance import parse_key
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        key = parse_key(data["chance_key"])
+        games = [StoredGame(id=number, league_id=0, schedule_key="", base_game=g["game"], game=g["game"], round=0,
+                            seed=g["seed"], seats=g["seats"], players=g["players"], history=g["history"],
+                            returns=g["returns"], terminations=g["terminations"], move_seats=g["move_seats"],
+                            wall_times=g["wall_times"], cpu_times=g["cpu_times"], failures=g["failures"],
+                            duration=g["duration"], info={k: g[k] for k in ("chance_key_id", "adjudicated") if k in g})
+                 for number, g in enumerate(data["games"], 1)]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"cannot verify {path}: not an 'arena match --json' output with its chance_key "
+                          f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    actions = sum(verify_game(g, key) for g in games)
+    click.echo(f"{shown(path)}: {len(games)} games verified ({actions} actions): seats, legality, chance re-drawn "
+               "from the match's key and returns match")
+
+
 def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     """Re-simulates a stored game; returns the number of actions.
 
@@ -108,7 +145,7 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     decision = 0
     drawn_with = g.info.get("chance_key_id")
     if drawn_with is not None and (chance_key is None or key_id(chance_key) != drawn_with):
-        raise Divergence(f"game {g.id} was drawn with chance key {drawn_with}, not with its league's key "
+        raise Divergence(f"game {g.id} was drawn with chance key {drawn_with}, not with the key given "
                          f"({'none' if chance_key is None else key_id(chance_key)}): its chance cannot be checked")
     keyed = drawn_with is not None and chance_key is not None
     draws = chance_rng(g.seed, chance_key) if keyed else None
@@ -124,7 +161,7 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
             if action not in outcomes:
                 raise Divergence(f"{where}: chance outcome {action} is impossible here (possible: {outcomes})")
             if draws is not None and action != (drawn := sample_chance(state, draws)):
-                raise Divergence(f"{where}: chance outcome {action} is not what the league's chance key drew ({drawn})")
+                raise Divergence(f"{where}: chance outcome {action} is not what the chance key drew ({drawn})")
         else:
             if decision < len(g.move_seats) and g.move_seats[decision] != seat:
                 raise Divergence(f"{where}: stored mover is seat {g.move_seats[decision]}, the game says seat {seat}")
@@ -134,8 +171,8 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
             if substitutes is not None and i in substituted:
                 expected = substitute_move(state, legal, substitutes)
                 if action != expected or substituted[i] != expected:
-                    raise Divergence(f"{where}: the random move played for seat {seat} was {action}, the league's "
-                                     f"chance key drew {expected}")
+                    raise Divergence(f"{where}: the random move played for seat {seat} was {action}, the chance "
+                                     f"key drew {expected}")
             decision += 1
         state.apply_action(action)
     forfeits = [s for s, t in enumerate(g.terminations) if t != "normal"]
