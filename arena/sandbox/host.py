@@ -168,7 +168,10 @@ def serve() -> None:
         _fail("memory", exc)
     except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a crash too
         _fail("crash", exc)
-    inform = getattr(bot, "inform", None)
+    try:  # the lookup runs the bot's own __getattr__
+        inform = getattr(bot, "inform", None)
+    except BaseException as exc:  # noqa: BLE001
+        _fail("crash", exc)
     _send({"type": "ready", "layers": active})
     limits: dict[tuple[Any, Any, bool, Any], Limit] = {}  # one Limit object per distinct limit (usually two)
     limit: Limit | None = None

@@ -61,3 +61,10 @@ def test_an_exception_whose_str_raises_is_a_crash_named_by_its_type(tmp_path):
     assert record.terminations == ["crash", "normal"], record.failures
     detail = record.failures[0].detail
     assert "bot raised an exception: StrRaises" in detail and "start failed" not in detail, detail
+
+
+def test_a_bot_whose_attribute_lookup_raises_is_a_crash_with_its_own_error(tmp_path):
+    record = play(odd_answer(tmp_path, "getattr_raises"))
+    assert record.terminations == ["crash", "normal"], record.failures
+    detail = record.failures[0].detail
+    assert "RuntimeError: no attributes for you" in detail and "start failed" not in detail, detail

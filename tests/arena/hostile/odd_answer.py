@@ -73,6 +73,11 @@ class Bot:
     def __init__(self, game, seat, seed):
         self.mode = MODE  # noqa: F821 - appended by the test
 
+    def __getattr__(self, name):  # looked up by the host for the optional inform()
+        if name == "inform" and MODE == "getattr_raises":  # noqa: F821
+            raise RuntimeError("no attributes for you")
+        raise AttributeError(name)
+
     def step(self, state, limit):
         if self.mode == "exception_str_raises":
             raise StrRaises()
