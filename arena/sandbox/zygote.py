@@ -104,11 +104,14 @@ def serve(control_fd: int) -> None:
                     new_ns = True
                 except OSError:
                     pass
-            pid = os.fork()
-            if pid == 0:
-                _child(plan, fds, request["outer"], self_fd)
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    _child(plan, fds, request["outer"], self_fd)  # never returns
+            finally:
+                if new_ns:
+                    _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
             if new_ns:
-                _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
                 inits.add(pid)
             children.add(pid)
             for fd in fds:

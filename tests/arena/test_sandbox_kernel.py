@@ -3,6 +3,7 @@ is denied and named in the failure reason) and every bot has a PID namespace of 
 not exist for it). Real processes, real kernel."""
 from __future__ import annotations
 
+import errno
 import os
 import platform
 import subprocess
@@ -54,9 +55,25 @@ def test_host_processes_do_not_exist_for_a_bot(tmp_path):
     assert own < 300, f"the bot sees its host pid {own}: {report}"
 
 
-def test_the_filter_denies_by_default():
-    program = seccomp.build_filter()
-    # The last instruction a syscall with an unlisted number reaches is a deny, never an allow.
-    assert seccomp.decide(program, 9999) != seccomp.RET_ALLOW
-    assert seccomp.decide(program, seccomp.number("read")) == seccomp.RET_ALLOW
-    assert seccomp.decide(program, seccomp.number("listmount")) & 0xFFFF0000 == seccomp.RET_ERRNO
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_filter_denies_by_default_on_both_architectures(machine):
+    program = seccomp.build_filter(machine=machine)
+
+    def decide(name, *args):
+        return seccomp.decide(program, seccomp.number(name, machine), args, machine)
+    denied = seccomp.RET_ERRNO | seccomp.ERRNO_BASE
+    assert seccomp.decide(program, 9999, (), machine) != seccomp.RET_ALLOW  # an unknown number
+    assert decide("read") == decide("write") == decide("futex") == seccomp.RET_ALLOW
+    assert decide("listmount") == denied + seccomp.number("listmount", machine)
+    assert seccomp.denied_call(seccomp.ERRNO_BASE + 458) == "listmount (458)"
+    assert decide("clone", 0x3D0F00) == seccomp.RET_ALLOW  # pthread_create's flags: a thread
+    assert decide("clone", 0x11) != seccomp.RET_ALLOW  # fork: SIGCHLD only
+    assert decide("clone", 0x3D0F00 | 0x20000000) != seccomp.RET_ALLOW  # a thread in a new PID namespace
+    assert decide("clone3") == seccomp.RET_ERRNO | errno.ENOSYS  # glibc falls back to clone
+    assert decide("prctl", 15) == seccomp.RET_ALLOW and decide("prctl", 1, 0) != seccomp.RET_ALLOW  # PDEATHSIG
+    assert decide("ioctl", 1, 0x5401) == seccomp.RET_ALLOW and decide("ioctl", 1, 0x5412) == seccomp.RET_ERRNO | errno.ENOTTY
+    assert decide("prlimit64", 0) == seccomp.RET_ALLOW and decide("prlimit64", 1) != seccomp.RET_ALLOW
+    assert decide("sched_setaffinity") == seccomp.RET_ALLOW
+    fallback = seccomp.build_filter(deny_affinity=True, machine=machine)
+    assert seccomp.decide(fallback, seccomp.number("sched_setaffinity", machine), (), machine) == \
+        seccomp.RET_ERRNO | errno.EPERM
