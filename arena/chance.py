@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import random
 import secrets
+from typing import Any
 
 KEY_BYTES = 32
 
@@ -81,6 +82,9 @@ class KeyedRandom(random.Random):
         while len(data) * 8 < k:
             data += self._block()
         return int.from_bytes(data, "big") >> (len(data) * 8 - k)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle: the same stream at the same place
+        return type(self), (self._secret,), self.getstate()
 
     def getstate(self) -> tuple[bytes, int]:  # type: ignore[override]
         return self._secret, self._counter

@@ -88,6 +88,10 @@ def test_the_same_seed_and_key_draw_the_same_chance_and_another_key_does_not():
     assert draws != [chance_rng(7, new_key()).random() for _ in range(50)]
     assert draws != [chance_rng(8, key).random() for _ in range(50)]
     assert all(0.0 <= x < 1.0 for x in draws)
+    import copy
+    import pickle
+    twin, thawed = copy.deepcopy(a), pickle.loads(pickle.dumps(a))  # a copy goes on from the same place
+    assert a.random() == twin.random() == thawed.random()
 
 
 def test_keyed_draws_are_uniform_enough():
