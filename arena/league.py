@@ -246,9 +246,16 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
         else:
             assert file is not None
             path = (base / file).resolve()
-            if not path.is_file():
+            if path.is_dir():  # a folder bot: its snapshot (arena.snapshot) is taken when the league runs
+                if not (path / (table.entry or "bot.py")).is_file():
+                    raise fail(f"bot folder {file!r} has no {table.entry or 'bot.py'}: add it (it defines class Bot) "
+                               "or name the entry file with entry = \"name.py\"")
+            elif not path.is_file():
                 raise fail(f"bot file {file!r} not found (looked for {path})")
-            source = path.read_text()
+            elif table.entry is not None:
+                raise fail(f"bots[{i}].entry is only for a folder bot; {file!r} is a file")
+            else:
+                source = path.read_text()
         name = (table.name if table.name is not None else spec if spec is not None else Path(str(file)).stem).strip()
         if not name:
             raise fail(f"bots[{i}].name must not be blank")

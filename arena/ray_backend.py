@@ -1,9 +1,10 @@
 """The Ray backend: each game is a Ray task; results stream back to the one writer (:mod:`arena.runner`).
 
-A task carries everything its game needs (game spec, seed, limits, built-in specs and the *source* of
-any bot file), so it can run on any node of a cluster: the worker writes the bot files into its own
-content-addressed cache and plays the game through the same referee (and sandbox) as the local
-backend. The same league file and seeds therefore give the same games on both backends.
+A task carries everything its game needs (game spec, seed, limits, built-in specs and the *snapshot* of
+any file bot: every file of a file or folder bot, with its digest), so it can run on any node of a cluster:
+the worker checks each snapshot against its digest, writes it safely into a private directory of the task
+(:mod:`arena.snapshot`) and plays the game through the same referee (and sandbox) as the local backend. The
+same league file and seeds therefore give the same games on both backends.
 
 ``ray`` is an optional extra: ``pip install "arena[ray]"``. Every node needs arena installed.
 """
@@ -71,4 +72,9 @@ class RayBackend:
 
 
 def _play_remote(task: Task) -> dict[str, Any]:
-    return play_task(task)
+    """One game on a Ray worker. Its bot snapshots are checked against their digests and written into a private
+    directory of this task (never a path derived from the worker's or the driver's directory), removed when the
+    game ends: a long-lived Ray worker keeps nothing."""
+    from arena.snapshot import scoped_root
+    with scoped_root():
+        return play_task(task)

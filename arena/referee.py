@@ -18,28 +18,50 @@ from arena.errors import ConfigError
 from arena.limits import Limits
 from arena.play import play
 from arena.records import GameRecord
+from arena.snapshot import MB, Snapshot, materialize, take
 from bots.base import Limit
 
 ON_FAILURE = ("lose", "random_move")
 
 
-def is_bot_file(bot: str) -> bool:
-    """True when ``bot`` names a file rather than a built-in spec."""
-    return bot.endswith(".py") or os.sep in bot or os.path.isfile(bot)
+def is_bot_file(bot: str | Snapshot) -> bool:
+    """True when ``bot`` is a snapshot or names a bot file or folder rather than a built-in spec."""
+    if isinstance(bot, Snapshot):
+        return True
+    return bot.endswith(".py") or os.sep in bot or os.path.isfile(bot) or (os.path.isdir(bot) and not _builtin(bot))
 
 
-def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
+def _builtin(bot: str) -> bool:
+    from bots.registry import bot_class, parse_bot_spec
+    try:
+        bot_class(parse_bot_spec(bot)[0])
+    except Exception:  # noqa: BLE001 - any failure: not a built-in
+        return False
+    return True
+
+
+def bot_label(bot: str | Snapshot) -> str:
+    """The default name of a bot argument: a file's or folder's name, or the spec."""
+    if isinstance(bot, Snapshot):
+        return bot.name or bot.entry
+    return os.path.basename(os.path.normpath(bot)) if is_bot_file(bot) else bot
+
+
+def describe_bot(bot: str | Snapshot, game: Any = None, max_bytes: int = MB) -> dict[str, Any]:
     """The wire description of a bot argument, validated (against ``game`` when given).
 
+    A bot file or folder is copied into a snapshot (:func:`arena.snapshot.take`, at most ``max_bytes``) and a
+    snapshot is written into this process's private bot root: the sandbox shows the bot that copy, never the
+    path it came from.
+
     Raises:
-        ConfigError: a bot file that does not exist.
+        ConfigError: a bot file or folder that does not exist, is too large or has no entry file.
         GameSpecError: a malformed or unknown built-in spec, or a built-in bot that cannot play ``game``.
     """
     if is_bot_file(bot):
-        if not os.path.isfile(bot):
-            raise ConfigError(f"bot file {bot!r} does not exist (a BOT is a built-in spec or a path to a .py file)")
-        _check_readable_by_bot_uid(bot)
-        return {"kind": "file", "path": os.path.abspath(bot)}
+        snap = bot if isinstance(bot, Snapshot) else take(bot, max_bytes=max_bytes)
+        return {"kind": "file", "path": materialize(snap)}
+    assert isinstance(bot, str)
     from bots.registry import bot_class, parse_bot_spec
     from games.errors import GameSpecError
     name, params = parse_bot_spec(bot)
@@ -50,29 +72,7 @@ def describe_bot(bot: str, game: Any = None) -> dict[str, Any]:
     return {"kind": "builtin", "spec": bot}
 
 
-def _check_readable_by_bot_uid(path: str) -> None:
-    """As root, bots run under their own uid: their file (and directory) must be readable by others.
-
-    Raises:
-        ConfigError: says which chmod fixes it.
-    """
-    if os.geteuid() != 0:
-        return
-    import stat
-    mode = os.stat(path).st_mode
-    if not mode & stat.S_IROTH:
-        raise ConfigError(f"bot file {path!r} is not readable by the sandbox's unprivileged uid "
-                          f"(mode {stat.S_IMODE(mode):o}); run: chmod a+r {path}")
-    directory = os.path.dirname(os.path.abspath(path))
-    dmode = os.stat(directory).st_mode
-    if dmode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
-        from arena.sandbox.spawn import shares_directory
-        if not shares_directory(path):  # a shared directory is not exposed, only the file
-            raise ConfigError(f"the bot's directory {directory!r} is not readable by the sandbox's unprivileged uid "
-                              f"(mode {stat.S_IMODE(dmode):o}); run: chmod a+rx {directory}")
-
-
-def check_untrusted_allowed(bots: Sequence[str], limits: Limits) -> None:
+def check_untrusted_allowed(bots: Sequence[str | Snapshot], limits: Limits) -> None:
     """Refuses bot files when mandatory layers are missing, unless the code is declared trusted.
 
     Raises:
@@ -88,7 +88,7 @@ def check_untrusted_allowed(bots: Sequence[str], limits: Limits) -> None:
             "(see 'arena sandbox check'; pass --trusted / Limits(trusted=True) only for code you trust)")
 
 
-def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits(), *,
+def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limits = Limits(), *,
               on_failure: str = "lose", names: Sequence[str] | None = None,
               observer: Callable | None = None, max_moves: int | None = None,
               chance_key: bytes | None = None) -> GameRecord:
@@ -96,7 +96,8 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
 
     Args:
         game: a Game or spec; its ``seed`` parameter (if any) is set from ``seed``.
-        bots: per seat, a built-in spec (``"uct(iterations=200)"``) or a path to a bot file.
+        bots: per seat, a built-in spec (``"uct(iterations=200)"``), a path to a bot file or folder (copied into a
+            snapshot of at most ``limits.max_bot_mb``), or a :class:`~arena.snapshot.Snapshot`.
         seed: the game's public seed: the game's random set-up derives from it; chance draws and each bot's
             seed derive from it and ``chance_key``.
         limits: time, memory and process limits; ``trusted`` allows bot files without the mandatory
@@ -123,8 +124,8 @@ def play_game(game: Any, bots: Sequence[str], seed: int, limits: Limits = Limits
     n = game.num_players()
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots, got {len(bots)}")
-    descriptions = [describe_bot(b, game) for b in bots]
-    names = list(names) if names is not None else [os.path.basename(b) if is_bot_file(b) else b for b in bots]
+    descriptions = [describe_bot(b, game, int(limits.max_bot_mb * MB)) for b in bots]
+    names = list(names) if names is not None else [bot_label(b) for b in bots]
     if chance_key is None:
         chance_key = new_key()
     if max_moves is None:

@@ -11,18 +11,22 @@ which games happened to finish.
 from __future__ import annotations
 
 import os
-import tempfile
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.errors import ArenaError, ConfigError, MachineOverloadedError
+from arena import workers
+from arena.errors import ConfigError, MachineOverloadedError
 from arena.league import LeagueConfig
 from arena.limits import Limits
 from arena.schedule import Fixture, league_schedule
+from arena.snapshot import MB, Snapshot, take, worker_files
+from leaderboards import lock
 from leaderboards.probation import ProbationRule
 from leaderboards.store import DEFAULT_DB, Bot, Store
 
@@ -44,8 +48,9 @@ class Task:
     seed: int
     limits: dict[str, Any]
     on_failure: str
-    files: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """content hash -> (file name, source) of the bot files at this table; they travel with the task."""
+    files: dict[str, Snapshot] = field(default_factory=dict)
+    """content hash -> snapshot of the file bots at this table: they travel with the task, and the worker checks
+    each against its digest before writing it for the bot process."""
     chance_key: bytes | None = None
     """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
 
@@ -69,6 +74,10 @@ class RunSummary:
     """Games abandoned because the machine starved a bot of CPU (never a time loss); retried on the next run."""
     elapsed: float = 0.0
     probation: list[str] = field(default_factory=list)
+    interrupted: str | None = None
+    """``SIGINT`` or ``SIGTERM`` when the run was stopped by that signal (the games in flight were abandoned)."""
+    abandoned: int = 0
+    """Games in flight when the run was stopped: not stored, not counted, played by the next run."""
 
 
 class Backend(Protocol):
@@ -80,30 +89,12 @@ class Backend(Protocol):
 
 
 # -- playing one game (runs in a worker) ---------------------------------------------------------
-def materialize(files: dict[str, tuple[str, str]], root: str | os.PathLike[str]) -> dict[str, str]:
-    """Writes bot files into content-addressed directories under ``root``; returns hash -> path."""
-    paths = {}
-    for digest, (filename, source) in files.items():
-        directory = Path(root) / digest[:16]
-        target = directory / filename
-        if not target.exists() or target.read_text() != source:
-            directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".py")
-            with os.fdopen(fd, "w") as fh:
-                fh.write(source)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)  # atomic: concurrent workers never see half a file
-        paths[digest] = str(target)
-    return paths
-
-
-def play_task(task: Task, bot_root: str | None = None) -> dict[str, Any]:
+def play_task(task: Task) -> dict[str, Any]:
     """Plays one fixture through the referee and returns the record as a dict (``{"error": ...}`` when the
-    referee itself failed)."""
+    referee itself failed). The referee writes the task's snapshots into this process's private bot root
+    (:mod:`arena.snapshot`), checked against their digests; the root goes when the process exits."""
     try:
-        root = bot_root or os.path.join(tempfile.gettempdir(), f"arena-bots-{os.getuid()}")
-        paths = materialize(task.files, root)
-        bots = [paths[b[5:]] if b.startswith("file:") else b for b in task.bots]
+        bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
         record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
                             names=list(task.names), chance_key=task.chance_key)
         return record.to_dict()
@@ -119,14 +110,26 @@ def _referee() -> Callable[..., Any]:
 
 
 # -- the writer --------------------------------------------------------------------------------------
-def sync_bots(store: Store, league_id: int, config: LeagueConfig) -> list[Bot]:
-    """Enters the league file's bots (a changed spec or file becomes a new version) and retires config bots that
-    were removed from the file. Submitted bots are left alone. Returns the bots not retired."""
+def take_snapshots(config: LeagueConfig) -> dict[str, Snapshot]:
+    """Snapshots of the league file's file bots, by name (taken once, before anything is written).
+
+    Raises:
+        ConfigError: a bot over ``limits.max_bot_mb``, without its entry file, or with a symlink inside.
+    """
+    return {entry.name: take(entry.file, entry.entry, int(config.limits.max_bot_mb * MB),
+                             setting="max_bot_mb in the league's [limits]")
+            for entry in config.bots if entry.file is not None}
+
+
+def sync_bots(store: Store, league_id: int, config: LeagueConfig,
+              snapshots: dict[str, Snapshot] | None = None) -> list[Bot]:
+    """Enters the league file's bots (a changed spec or snapshot becomes a new version) and retires config bots
+    that were removed from the file. Submitted bots are left alone. Returns the bots not retired."""
+    snapshots = take_snapshots(config) if snapshots is None else snapshots
     listed = set()
     for entry in config.bots:
         listed.add(entry.name)
-        store.upsert_bot(league_id, entry.name, origin="config", spec=entry.spec,
-                         filename=entry.file.name if entry.file else None, source=entry.source,
+        store.upsert_bot(league_id, entry.name, origin="config", spec=entry.spec, snapshot=snapshots.get(entry.name),
                          games=entry.games, trusted=entry.trusted)
     for bot in store.bots(league_id, include_retired=False):
         if bot.origin == "config" and bot.name not in listed:
@@ -158,13 +161,15 @@ def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
     return todo
 
 
-def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None) -> Task:
+def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None,
+              snapshots: dict[int, Snapshot] | None = None) -> Task:
+    """The task of one fixture; ``snapshots`` holds each file bot's snapshot by bot id."""
     files = {}
     specs = []
     for bot_id in fixture.seats:
         bot = bots[bot_id]
         if bot.kind == "file":
-            files[bot.content_hash] = (bot.filename or "bot.py", bot.source or "")
+            files[bot.content_hash] = (snapshots or {})[bot_id]
             specs.append(f"file:{bot.content_hash}")
         else:
             specs.append(bot.spec or "")
@@ -198,36 +203,83 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
         from arena.ray_backend import _ray
         _ray()  # a missing Ray is a usage error before anything is written
     started = time.perf_counter()
-    store = Store.open(path, create=True)
+    snapshots = take_snapshots(config)  # every file bot is copied (and its size checked) before anything is written
+    summary = RunSummary(config.name, path)
     try:
-        existing = store.league(config.name)
-        if existing is not None and existing.config.get("seed", config.seed) != config.seed:
-            raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
-                              f"says {config.seed}; stored games keep their seeds, so use a new league name or "
-                              "database for a new seed")
-        league = store.ensure_league(config.name, config.to_dict())
-        sync_bots(store, league.id, config)
-        bots = {b.id: b for b in store.bots(league.id)}
-        fixtures = plan(store, league.id, config)
-        scheduled = len(fixtures)
-        todo = missing(fixtures, store.sorted_schedule_keys(league.id))
-        del fixtures  # a resumed run keeps only what it still has to play
-        summary = RunSummary(config.name, path, scheduled=scheduled, already=scheduled - len(todo),
-                             probation=[b.label for b in bots.values() if b.status == "probation"])
-        store.rate_pending(league.id, before=todo[0].key if todo else None)
-        if todo:
-            runner = _Writer(store, league.id, config, bots, todo, summary, progress)
-            chosen = _make_backend(backend, n, path, address)
-            try:
-                runner.drain(chosen)
-            finally:
-                chosen.close()
-        store.rate_pending(league.id)
-        summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
-    finally:
-        store.close()
+        # one runner per store (the lock), then the store checked before anything is written (Store.open)
+        with _stop_on_signals(), lock.acquire(path), Store.open(path, create=True) as store, worker_files():
+            _run(store, config, snapshots, summary, n, backend, address, progress)
+    except Interrupted as stop:  # between games and stores: nothing half-done is left (transactions roll back)
+        summary.interrupted = stop.name
     summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary, n: int, backend: str,
+         address: str | None, progress: Callable[[int, int, Task, dict[str, Any]], None] | None) -> None:
+    """run_league's work once the store is locked, checked and open; fills in ``summary``."""
+    existing = store.league(config.name)
+    if existing is not None and existing.config.get("seed", config.seed) != config.seed:
+        raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
+                          f"says {config.seed}; stored games keep their seeds, so use a new league name or "
+                          "database for a new seed")
+    league = store.ensure_league(config.name, config.to_dict())
+    sync_bots(store, league.id, config, snapshots)
+    del snapshots  # the store keeps them now; the writer loads the ones it plays
+    bots = {b.id: b for b in store.bots(league.id)}
+    fixtures = plan(store, league.id, config)
+    scheduled = len(fixtures)
+    todo = missing(fixtures, store.sorted_schedule_keys(league.id))
+    del fixtures  # a resumed run keeps only what it still has to play
+    summary.scheduled, summary.already = scheduled, scheduled - len(todo)
+    summary.probation = [b.label for b in bots.values() if b.status == "probation"]
+    store.rate_pending(league.id, before=todo[0].key if todo else None)
+    if todo:
+        stored = store.count_games(league.id)
+        runner = _Writer(store, league.id, config, bots, todo, summary, progress)
+        chosen = _make_backend(backend, n, summary.database, address)
+        try:
+            runner.drain(chosen)
+        except Interrupted as stop:
+            summary.interrupted = stop.name
+        finally:
+            chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
+        summary.abandoned = runner.in_flight
+        # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
+        summary.played = store.count_games(league.id) - stored
+        if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
+            return
+    store.rate_pending(league.id)
+    summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the league runner."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.name = signal.Signals(signum).name
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM raise :class:`Interrupted` in the runner (main thread only); once one arrived, further
+    ones are ignored so that the stop itself (a few seconds at most) is not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 class _Writer:
@@ -242,6 +294,8 @@ class _Writer:
         self.low = 0  # todo[low] is the first fixture that may still be outstanding
         self.on_probation = {b.id for b in bots.values() if b.status == "probation"}
         self.chance_key = store.chance_key(league_id)  # the league's secret: the same for every game and resume
+        self.snapshots: dict[int, Snapshot] = {}
+        self.in_flight = 0  # handed to the backend, no result yet: what a stop abandons
 
     def tasks(self) -> Iterator[Task]:
         for fixture in self.todo:
@@ -249,11 +303,20 @@ class _Writer:
                 self.summary.skipped += 1
                 self.finished.add(fixture.key)
                 continue
-            yield make_task(fixture, self.bots, self.config, self.chance_key)
+            self.in_flight += 1
+            yield make_task(fixture, self.bots, self.config, self.chance_key, self.snapshots_of(fixture.seats))
+
+    def snapshots_of(self, seats: tuple[int, ...]) -> dict[int, Snapshot]:
+        """The snapshots of the file bots among ``seats`` (each read from the store once)."""
+        for bot_id in seats:
+            if bot_id not in self.snapshots and self.bots[bot_id].kind == "file":
+                self.snapshots[bot_id] = self.store.snapshot(bot_id)
+        return self.snapshots
 
     def drain(self, backend: Backend) -> None:
         total = len(self.todo)
         for task, result in backend.execute(self.tasks()):
+            self.in_flight -= 1
             self.finished.add(task.key)
             if result.get("overloaded"):
                 self.summary.overloaded.append(f"{task.key}: {result['error']}")
@@ -280,93 +343,13 @@ def _make_backend(name: str, concurrency: int, db: Path, address: str | None) ->
     if name == "ray":
         from arena.ray_backend import RayBackend
         return RayBackend(concurrency=concurrency, address=address)
-    return LocalBackend(concurrency, bot_root=str(bot_directory(db)))
+    return LocalBackend(concurrency)
 
 
-def bot_directory(db: str | os.PathLike[str]) -> Path:
-    """Where the local backend writes bot files: ``<store>.bots/`` next to the store."""
-    db = Path(db)
-    return db.with_name(db.name + ".bots")
-
-
-# -- the local backend ---------------------------------------------------------------------------------
-def _worker_cpus(concurrency: int) -> list[int] | None:
-    """The CPUs league workers are pinned to, one each in turn: only when there are at least as many
-    workers as CPUs (each game then gets one CPU anyway) and ``ARENA_PIN_WORKERS`` is not ``0``.
-
-    A game is a strict ping-pong between the referee and one bot at a time, so one CPU serves it; on
-    the same CPU every hand-over is a local wake-up instead of a cross-CPU one (expensive in a VM), and
-    one game's bots cannot take CPU time from the game next to it."""
-    if os.environ.get("ARENA_PIN_WORKERS", "1") == "0" or not hasattr(os, "sched_getaffinity"):
-        return None
-    cpus = sorted(os.sched_getaffinity(0))
-    return cpus if len(cpus) > 1 and concurrency >= len(cpus) else None
-
-
-def _worker_init(cpus: list[int] | None = None, counter: Any = None) -> None:
-    """Worker processes die with the writer (a SIGKILLed runner leaves no orphans playing on); with ``cpus``
-    each pins itself (before its fork server starts, so its bots inherit the CPU) to the next one in turn."""
-    try:
-        import ctypes
-        import signal
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:
-            os._exit(0)
-    except (OSError, AttributeError):
-        pass
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle
-    if cpus and counter is not None:
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
-        try:
-            os.sched_setaffinity(0, {cpus[index % len(cpus)]})
-        except OSError:
-            pass
-    from arena.sandbox.runner import warm_up
-    warm_up()  # this worker's own fork server, started once and reused for all its games
-
-
-class LocalBackend:
-    """``concurrency`` worker processes, each playing one game at a time."""
-
-    def __init__(self, concurrency: int, bot_root: str | None = None) -> None:
-        import multiprocessing
-        self.concurrency = concurrency
-        self.bot_root = bot_root
-        # spawn: workers are direct children of this process (so PR_SET_PDEATHSIG kills them with it; forkserver
-        # children would outlive it) and never a fork of a process holding an open store and threads.
-        context = multiprocessing.get_context("spawn")
-        cpus = _worker_cpus(concurrency)
-        self.pool = ProcessPoolExecutor(max_workers=concurrency, mp_context=context, initializer=_worker_init,
-                                        initargs=(cpus, context.Value("i", 0) if cpus else None))
-
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
-        from concurrent.futures.process import BrokenProcessPool
-        running: dict[Future[dict[str, Any]], Task] = {}
-        exhausted = False
-        while True:
-            while not exhausted and len(running) < self.concurrency:  # a queued game would escape probation
-                task = next(tasks, None)
-                if task is None:
-                    exhausted = True
-                    break
-                running[self.pool.submit(play_task, task, self.bot_root)] = task
-            if not running:
-                return
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                task = running.pop(future)
-                try:
-                    result = future.result()
-                except BrokenProcessPool:
-                    raise ArenaError("a league worker process died; run the same command again to resume") from None
-                yield task, result
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+# -- the local backend: worker processes (arena/workers.py) -------------------------------------------------
+LocalBackend = workers.LocalBackend
+_worker_cpus = workers.worker_cpus
+_worker_init = workers.worker_init
 
 
 def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, dict[str, Any]]]:

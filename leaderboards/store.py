@@ -20,11 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.chance import new_key
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ConfigError
+from arena.snapshot import Snapshot
+from leaderboards import storefile
 from leaderboards.probation import ProbationRule
 from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
+from leaderboards.storefile import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_DB = "arena.sqlite"
 
 _SCHEMA = """
@@ -57,6 +60,7 @@ CREATE TABLE IF NOT EXISTS bots (
     status_reason TEXT NOT NULL DEFAULT '',
     consecutive_failures INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
+    snapshot BLOB,
     UNIQUE (league_id, name, version)
 );
 CREATE TABLE IF NOT EXISTS games (
@@ -131,6 +135,11 @@ CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 
 # schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
 _MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
+# schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest as content_hash
+_MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
+_BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
+                "status, status_reason, consecutive_failures, created")
+"""Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""
 
 UNRATED, RATED, PROVISIONAL = 0, 1, 2
 """Values of ``games.rated``: not folded yet; folded in schedule order; folded out of schedule order while
@@ -142,8 +151,6 @@ _RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts",
                   "protocol")
 
 
-class StoreError(ArenaError):
-    """The store is missing, from a newer arena, or not an arena store."""
 
 
 def content_hash(text: str) -> str:
@@ -169,7 +176,8 @@ class Bot:
     name: str
     version: int
     kind: str
-    """``builtin`` (``spec`` set) or ``file`` (``filename`` + ``source``)."""
+    """``builtin`` (``spec`` set) or ``file`` (a snapshot: :meth:`Store.snapshot`; ``filename`` + ``source`` are its
+    entry file)."""
     spec: str | None
     filename: str | None
     source: str | None
@@ -246,45 +254,68 @@ class Store:
     def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
         """Opens (and with ``create=True`` creates) a store.
 
+        An existing file is first opened read-only and checked (:mod:`leaderboards.storefile`: a regular file with
+        an SQLite header, ``PRAGMA quick_check``, the application id and schema version; for a writer also a
+        writable file, ``-wal``/``-shm`` and folder); a writer reopens it only when it passes, so a damaged,
+        foreign or read-only file is refused and never written.
+
         Raises:
-            StoreError: the file does not exist (and create is false), is not an arena store, or was written
-                by a newer arena.
+            ConfigError: the file does not exist and ``create`` is false.
+            StoreError: one line naming the file, what is wrong and what to do: not an arena store, damaged,
+                read-only (file or folder), full disk, or written by a newer arena.
         """
         path = Path(path)
-        if not path.exists() and not create:
+        exists = path.exists()
+        if not exists and not create:
             raise ConfigError(f"no store at {path}; run `arena league run CONFIG` or `arena demo` first, "
                               "or pass --db PATH")
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if readonly:
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, isolation_level=None)
-            else:
-                conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            conn.row_factory = sqlite3.Row
+        version: int | None = None
+        if exists:
+            storefile.preflight(path, write=not readonly)
+            try:
+                conn = storefile.connect_readonly(path)
+            except sqlite3.Error as exc:
+                raise StoreError(storefile.explain(exc, path)) from None
+            try:
+                version = storefile.check(conn, path)
+                if version is None and readonly:
+                    raise StoreError(f"{path} is not an arena store (no tables); pass --db with an arena store")
+            except BaseException:
+                conn.close()
+                raise
             if not readonly:
+                conn.close()  # checked: now the writer's connection
+        try:
+            if not readonly:
+                path.absolute().parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, timeout=storefile.BUSY_TIMEOUT, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a committed transaction survives the writer being killed (only a power
                 # loss can lose the last transactions, never corrupt the file).
                 conn.execute("PRAGMA synchronous=NORMAL")
+                version = cls._schema_version(conn)  # (another writer may have created or migrated it meanwhile)
+            conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys=ON")
-            version = cls._schema_version(conn)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not an arena store ({exc})") from None
-        if version is None:
-            if readonly:
-                raise StoreError(f"{path} is not an arena store (no schema)")
-            with _transaction(conn):
-                _script(conn, _SCHEMA)
-                conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
-                              (str(SCHEMA_VERSION),))
-            version = SCHEMA_VERSION
-        elif version > SCHEMA_VERSION:
-            raise StoreError(f"{path} was written by a newer arena (schema {version}, this arena reads up to "
-                             f"{SCHEMA_VERSION}); upgrade arena")
-        store = cls(conn, path, version)
-        if version < SCHEMA_VERSION and not readonly:
-            store._migrate()
+            if version is None:
+                with _transaction(conn):
+                    _script(conn, _SCHEMA)
+                    conn.execute(f"PRAGMA application_id={storefile.APPLICATION_ID}")
+                    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                                 (str(SCHEMA_VERSION),))
+                version = SCHEMA_VERSION
+            elif version > SCHEMA_VERSION:
+                conn.close()
+                raise StoreError(f"{path} was written by a newer arena (schema {version}, this arena reads up to "
+                                 f"{SCHEMA_VERSION}); upgrade arena")
+            store = cls(conn, path, version)
+            if version < SCHEMA_VERSION and not readonly:
+                try:
+                    store._migrate()
+                except BaseException:
+                    conn.close()
+                    raise
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(storefile.explain(exc, path)) from None
         return store
 
     def _migrate(self) -> None:
@@ -303,8 +334,23 @@ class Store:
                     self.conn.execute(_MIGRATE_2_TO_3)
                 for (league_id,) in self.conn.execute("SELECT id FROM leagues WHERE chance_key IS NULL").fetchall():
                     self.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (new_key(), league_id))
+            if version <= 3:
+                self._migrate_snapshots()
             self.schema_version = SCHEMA_VERSION
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+
+    def _migrate_snapshots(self) -> None:
+        """3 -> 4: every file bot (a single file until now) gets its snapshot, and the snapshot's digest as its
+        content_hash, so an unchanged league file stays the same version."""
+        from arena import snapshot
+        if not any(r["name"] == "snapshot" for r in self.conn.execute("PRAGMA table_info(bots)")):
+            self.conn.execute(_MIGRATE_3_TO_4)
+        rows = self.conn.execute("SELECT id, filename, source FROM bots WHERE kind='file' AND snapshot IS NULL")
+        for bot_id, filename, source in rows.fetchall():
+            snap = snapshot.single(filename if (filename or "").endswith(".py") and "/" not in filename else "bot.py",
+                                   source or "")
+            self.conn.execute("UPDATE bots SET content_hash=?, snapshot=? WHERE id=?",
+                              (snap.digest, snapshot.pack(snap), bot_id))
 
     @staticmethod
     def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -320,8 +366,11 @@ class Store:
     def __enter__(self) -> Store:  # noqa: PYI034 - Store is not meant to be subclassed
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         self.close()
+        if isinstance(exc, sqlite3.Error):
+            # every command uses the store in a with block: this is where any store failure gets its one line
+            raise StoreError(storefile.explain(exc, self.path)) from exc
 
     # -- leagues ---------------------------------------------------------------------------------
     def leagues(self) -> list[League]:
@@ -388,35 +437,46 @@ class Store:
 
     # -- bots ------------------------------------------------------------------------------------
     def bots(self, league_id: int, *, include_retired: bool = True) -> list[Bot]:
-        sql = "SELECT * FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
+        sql = f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
         return [self._bot(r) for r in self.conn.execute(sql + " ORDER BY id", (league_id,))]
 
     def bot(self, bot_id: int) -> Bot:
-        row = self.conn.execute("SELECT * FROM bots WHERE id=?", (bot_id,)).fetchone()
+        row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE id=?", (bot_id,)).fetchone()
         if row is None:
             raise KeyError(bot_id)
         return self._bot(row)
 
     def current_bot(self, league_id: int, name: str) -> Bot | None:
         """The newest version of a bot by name."""
-        row = self.conn.execute("SELECT * FROM bots WHERE league_id=? AND name=? ORDER BY version DESC LIMIT 1",
+        row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? ORDER BY version DESC "
+                                "LIMIT 1",
                                 (league_id, name)).fetchone()
         return self._bot(row) if row else None
 
     def upsert_bot(self, league_id: int, name: str, *, origin: str, spec: str | None = None,
                    filename: str | None = None, source: str | None = None, games: Sequence[str] | None = None,
-                   trusted: bool = False, reactivate: bool = False) -> tuple[Bot, bool]:
-        """Enters a bot, or finds it unchanged. A different spec or file content makes a new version (the old
-        one is retired). ``reactivate`` lifts probation of an unchanged bot (a resubmission).
+                   trusted: bool = False, reactivate: bool = False,
+                   snapshot: Snapshot | None = None) -> tuple[Bot, bool]:
+        """Enters a bot, or finds it unchanged. A different spec or snapshot makes a new version (the old one is
+        retired). ``reactivate`` lifts probation of an unchanged bot (a resubmission).
+
+        A file bot is its ``snapshot`` (``filename`` + ``source`` is shorthand for a one-file bot): the store keeps
+        the whole snapshot, its digest as ``content_hash``, and its entry file as ``filename``/``source``.
 
         Returns:
             (the current version, whether a new version was created)
         """
+        from arena import snapshot as snapshots
         kind = "builtin" if spec is not None else "file"
-        digest = content_hash(spec if spec is not None else (source or ""))
+        blob = None
+        if spec is None:
+            snapshot = snapshot or snapshots.single(filename or "bot.py", source or "")
+            filename, source, blob = snapshot.entry, snapshot.entry_text(), snapshots.pack(snapshot)
+        digest = content_hash(spec) if spec is not None else snapshot.digest  # type: ignore[union-attr]
         games_json = None if games is None else json.dumps(list(games))
         with _transaction(self.conn):
-            row = self.conn.execute("SELECT * FROM bots WHERE league_id=? AND name=? ORDER BY version DESC LIMIT 1",
+            row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? "
+                                    "ORDER BY version DESC LIMIT 1",
                                     (league_id, name)).fetchone()
             if row is not None and row["content_hash"] == digest and row["kind"] == kind:
                 updates: dict[str, Any] = {"games": games_json, "trusted": int(trusted), "origin": origin}
@@ -432,10 +492,25 @@ class Store:
                                   "AND status != 'retired'", (f"replaced by version {version}", league_id, name))
             cur = self.conn.execute(
                 "INSERT INTO bots (league_id, name, version, kind, spec, filename, source, content_hash, origin, "
-                "games, trusted, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "games, trusted, created, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (league_id, name, version, kind, spec, filename, source, digest, origin, games_json, int(trusted),
-                 time.time()))
+                 time.time(), blob))
             return self.bot(int(cur.lastrowid or 0)), True
+
+    def snapshot(self, bot_id: int) -> Snapshot:
+        """A file bot's snapshot, checked against its digest.
+
+        Raises:
+            KeyError: no such bot; SnapshotError: the stored bytes do not match the digest.
+        """
+        from arena import snapshot as snapshots
+        cols = "filename, source, content_hash" + (", snapshot" if self.schema_version >= 4 else ", NULL")
+        row = self.conn.execute(f"SELECT {cols} FROM bots WHERE id=? AND kind='file'", (bot_id,)).fetchone()
+        if row is None:
+            raise KeyError(bot_id)
+        if row[3] is None:  # a read-only open of a store older than schema 4: a one-file bot
+            return snapshots.single(row[0] or "bot.py", row[1] or "")
+        return snapshots.unpack(bytes(row[3]), row[2])
 
     def retire_bot(self, bot_id: int, reason: str) -> None:
         with _transaction(self.conn):

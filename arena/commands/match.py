@@ -35,7 +35,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 def labels_for(bots: Sequence[str]) -> list[str]:
     """Display names; repeated bots get #1, #2 so their results stay apart."""
-    base = [os.path.basename(b) if b.endswith(".py") else b for b in bots]
+    from arena.referee import bot_label
+    base = [bot_label(b) for b in bots]
     return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]
 
 
@@ -118,16 +119,20 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--debug", is_flag=True,
               help="TRUSTED DEBUG MODE: bots run in this process, no sandbox, no time limits (for a debugger).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
+@click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=Limits.max_bot_mb, show_default=True,
+              help="Largest bot (file or folder) accepted, in MB.")
 @click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
               help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
                    "printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
-          chance_key: str | None = None) -> None:
-    """Play GAME between the BOTs (built-in specs or bot files), each sandboxed in its own process."""
+          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb) -> None:
+    """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
+    own process."""
     import games as games_pkg
     from arena.chance import new_key, parse_key
-    from arena.referee import check_untrusted_allowed, describe_bot, play_game
+    from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
+    from arena.snapshot import MB, take
 
     if n_games < 1:
         raise ConfigError(f"--games must be at least 1, got {n_games}")
@@ -140,11 +145,13 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     g = games_pkg.load(game)
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
-    for b in bots:
-        describe_bot(b, g)
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
-                    trusted=trusted, debug=debug)
-    check_untrusted_allowed(bots, limits)
+                    trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
+    # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
+    entered = [take(b, max_bytes=int(max_bot_mb * MB)) if is_bot_file(b) else b for b in bots]
+    for b in entered:
+        describe_bot(b, g)
+    check_untrusted_allowed(entered, limits)
     labels = labels_for(bots)
     err = Console(stderr=True)
     if debug:
@@ -155,7 +162,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                   console=err, transient=as_json) as progress:
         task = progress.add_task(markup(g), total=n_games)  # parsed as markup: a game's name is escaped
         for game_seed, seats in plan:
-            rec = play_game(g, [bots[i] for i in seats], game_seed, limits, on_failure=on_failure,
+            rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
                             names=[labels[i] for i in seats], chance_key=key)
             records.append((seats, rec))
             progress.advance(task)

@@ -1,4 +1,7 @@
-"""``arena submit FILE --league NAME [--name NAME] [--db PATH]``: validate a bot file and enter it.
+"""``arena submit BOT --league NAME [--name NAME] [--db PATH] [--max-bot-mb MB]``: validate a bot and enter it.
+
+BOT is a ``.py`` file or a folder with ``bot.py``; it enters as a snapshot (:mod:`arena.snapshot`) of at most
+``--max-bot-mb`` (default: the league's ``max_bot_mb``).
 
 Exit status: 0 entered; 2 usage errors (missing file, unknown league or store, a name taken by the league
 file); 1 the bot was refused (it failed its validation games), with the reason.
@@ -11,6 +14,8 @@ from typing import Any
 import click
 
 from arena.errors import ArenaError, ConfigError
+from arena.limits import Limits, LimitType
+from arena.snapshot import Snapshot
 from arena.text import check_name, shown
 from leaderboards.store import DEFAULT_DB, Store
 
@@ -20,39 +25,43 @@ class BotRefused(ArenaError):
 
 
 @click.command("submit")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--league", "league_name", required=True, metavar="NAME", help="The league to enter.")
 @click.option("--name", metavar="NAME", default=None, help="Display name (default: the file name without .py).")
 @click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
-def submit(file: str, league_name: str, name: str | None, db: str) -> None:
-    """Validate a bot file in the sandbox (it loads and plays each league game against random within the
-    league's limits), store a copy, and enter it: the next `arena league run` plays only its games."""
+@click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=None, metavar="MB",
+              help="Largest bot (file or folder) accepted, in MB (default: the league's max_bot_mb).")
+def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: float | None = None) -> None:
+    """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
+    plays each league game against random within the league's limits), store a snapshot of it, and enter it:
+    the next `arena league run` plays only its games."""
+    from arena.snapshot import MB, take
     path = Path(file)
-    if not path.is_file():
-        raise ConfigError(f"bot file {file} not found")
-    if path.suffix != ".py":
-        raise ConfigError(f"a bot is a Python file defining class Bot; {file} does not end in .py")
-    source = path.read_text()
+    if not path.exists():
+        raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
     # checked where it enters: a name is shown by every command and the dashboard (length, printable)
     name = check_name(name, what="bot name (--name)") if name is not None else \
-        check_name(path.stem, what="bot name (the file's name)", hint="; pass --name NAME")
+        check_name(path.stem if path.is_file() else path.resolve().name, what="bot name (the file's name)",
+                   hint="; pass --name NAME")
     with Store.open(db) as store:
         league = store.find_league(league_name)
+        if max_bot_mb is None:
+            max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb
+        snapshot = take(file, max_bytes=int(max_bot_mb * MB))  # what is validated is what is stored and played
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":
             raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")
-        problem = validate(path.name, source, league.config)
+        problem = validate(snapshot, league.config)
         if problem:
             raise BotRefused(f"bot {name!r} refused: {problem}")
-        bot, new = store.upsert_bot(league.id, name, origin="submit", filename=path.name, source=source,
-                                    reactivate=True)
+        bot, new = store.upsert_bot(league.id, name, origin="submit", snapshot=snapshot, reactivate=True)
     what = f"entered as {bot.label}" if new else f"unchanged ({bot.label}); probation lifted" \
         if current is not None and current.status == "probation" else f"unchanged ({bot.label})"
     click.echo(f"{shown(name)}: passed validation, {shown(what)} in league {shown(league.name)}; "
                f"run `arena league run` on the league file to play its games")
 
 
-def validate(filename: str, source: str, config: dict[str, Any]) -> str | None:
+def validate(snapshot: Snapshot, config: dict[str, Any]) -> str | None:
     """Plays, for each league game, one game from every seat against ``random`` through the referee
     (:mod:`arena.validation`: a league plays every seat, so validation does).
 
@@ -60,6 +69,4 @@ def validate(filename: str, source: str, config: dict[str, Any]) -> str | None:
         None when the bot passed, else the reason it was refused.
     """
     from arena.validation import validate as play_validation
-    from leaderboards.store import content_hash
-    digest = content_hash(source)
-    return play_validation(f"file:{digest}", filename, {digest: (filename, source)}, config)
+    return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config)

@@ -23,12 +23,9 @@ BOT_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/bot", "LANG": "C.UTF-8", "PYTHONDO
 
 def import_paths() -> list[str]:
     """sys.path for the bot host: arena's package roots, then the site-packages of this interpreter."""
-    import arena
-    import bots
-    import games
     roots = []
-    for pkg in (games, bots, arena):
-        root = os.path.dirname(os.path.dirname(os.path.abspath(pkg.__file__ or "")))
+    for package in spawn.package_dirs():  # this installation's packages, never a same-named folder in the cwd
+        root = os.path.dirname(package)
         if root not in roots:
             roots.append(root)
     return roots + [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and p not in roots]

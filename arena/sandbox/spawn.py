@@ -59,14 +59,33 @@ def _real(path: str) -> str:
     return os.path.realpath(path)
 
 
+def package_dirs() -> list[str]:
+    """The directories of the ``games``, ``bots`` and ``arena`` packages of *this* installation.
+
+    Found from arena's own ``__file__`` (the three are one distribution, installed side by side), never through
+    the import system: with the current directory first on ``sys.path`` (``python -m``, a Ray worker started
+    from the driver's directory) a ``bots/`` folder there would otherwise be taken for the package, and the
+    whole current directory shown to every bot.
+
+    Raises:
+        RuntimeError: a package directory is missing beside arena.
+    """
+    here = _real(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # .../arena
+    parent = os.path.dirname(here)
+    dirs = [os.path.join(parent, name) for name in ("games", "bots")] + [here]
+    for d in dirs:
+        if not os.path.isfile(os.path.join(d, "__init__.py")):
+            raise RuntimeError(f"arena's package {os.path.basename(d)!r} is not installed beside {here}")
+    return dirs
+
+
 def runtime_trees() -> list[str]:
-    """Host directories a bot host needs to run: interpreter prefix, venv, and arena's own packages."""
-    import arena
-    import bots
-    import games
+    """Host directories a bot host needs to run: interpreter prefix, venv, and arena's own packages (nothing
+    derived from the current directory or ``sys.path``)."""
     trees = {_real(sys.base_prefix), _real(sys.prefix), _real(sys.exec_prefix), os.path.abspath(sys.prefix)}
-    for pkg in (games, bots, arena):
-        trees.add(_real(os.path.dirname(pkg.__file__ or "")))
+    trees.update(package_dirs())
+    if "/" in trees:  # would expose the whole machine: never
+        raise RuntimeError("the interpreter's prefix is /; arena cannot build a bot's read-only runtime from it")
     return sorted(trees)
 
 
@@ -85,41 +104,22 @@ def system_trees() -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
     return paths, links
 
 
-def shares_directory(bot_path: str) -> bool:
-    """True when the bot file's directory holds other bot files (other ``.py`` files defining ``class Bot``).
-
-    Such a directory (say, every submission of a course in one folder) is not the bot's own: the bot
-    then gets only its own file, so it cannot read the others.
-    """
-    directory, name = os.path.split(os.path.abspath(bot_path))
-    try:
-        entries = os.listdir(directory)
-    except OSError:
-        return False
-    for entry in entries:
-        if entry == name or not entry.endswith(".py"):
-            continue
-        try:
-            with open(os.path.join(directory, entry), "rb") as f:
-                if b"class Bot" in f.read(1 << 20):
-                    return True
-        except OSError:
-            continue
-    return False
-
-
 def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str],
               rlimits: list[tuple[int, int]]) -> Plan:
     """The launch plan for one bot (``mode`` from the layer probe).
 
-    The bot sees its own directory as ``/bot`` (read-only), or only its own file there when the
-    directory holds other bots (:func:`shares_directory`).
+    ``bot_path`` is the entry file of a snapshot this process wrote (:mod:`arena.snapshot`): the bot sees that
+    snapshot's directory as ``/bot`` (read-only) and nothing else of the host but the read-only runtime.
+
+    Raises:
+        OSError: ``bot_path`` is not inside a snapshot written by this process (never shown to a bot).
     """
+    from arena import snapshot
     bot_dir: str | None = None
-    own_file_only = False
     if bot_path:
         bot_dir = os.path.dirname(os.path.abspath(bot_path))
-        own_file_only = shares_directory(bot_path)
+        if not snapshot.is_materialized(bot_dir):
+            raise OSError(f"{bot_path} is not in a bot snapshot; a bot is shown only its own snapshot")
     plan = Plan(mode=mode, uid=uid, gid=uid, cgroup_procs=cgroup_procs, rlimits=rlimits)
     trees = runtime_trees()
     sys_paths, links = system_trees()
@@ -134,11 +134,8 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
         for b in binds:
             if not any(b[1] == k[1] or b[1].startswith(k[1].rstrip("/") + "/") for k in kept if k[2]):
                 kept.append(b)
-        if bot_path and own_file_only:
-            kept.append((_real(bot_path), "/bot/" + os.path.basename(bot_path), False))
-            plan.bot_dir_inside = "/bot"
-        elif bot_dir:
-            kept.append((_real(bot_dir), "/bot", True))
+        if bot_dir:
+            kept.append((bot_dir, "/bot", True))
             plan.bot_dir_inside = "/bot"
         plan.binds = kept
         plan.symlinks = links
@@ -146,17 +143,17 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
     else:
         plan.read_paths = trees + [p for p, _ in sys_paths]
         plan.read_paths += [os.path.join(os.path.dirname(l), t) for t, l in links]
-        if bot_path and bot_dir:
-            plan.read_paths.append(_real(bot_path) if own_file_only else _real(bot_dir))
-            plan.bot_dir_inside = os.path.dirname(os.path.abspath(bot_path))
+        if bot_dir:
+            plan.read_paths.append(bot_dir)
+            plan.bot_dir_inside = bot_dir
     return plan
 
 
 def _user_runtime_dir() -> str:
     import tempfile
-    d = os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}")
-    os.makedirs(d, mode=0o755, exist_ok=True)
-    return d
+
+    from arena.snapshot import private_dir
+    return private_dir(os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}"))
 
 
 def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1) -> None:

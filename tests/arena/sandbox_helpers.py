@@ -17,16 +17,18 @@ FAST = Limits(move_time=0.5, first_move_time=0.5, memory_mb=200)
 
 
 def place(name: str, tmp_path: Path, files: dict[str, str] | None = None) -> str:
-    """Copies hostile/<name>.py into a fresh directory of its own (plus extra files); returns its path."""
+    """Copies hostile/<name>.py into a fresh directory of its own; returns the file's path (a one-file bot).
+    With extra ``files`` the bot is a folder bot (hostile/<name>.py as its ``bot.py``, the files beside it):
+    returns the folder's path."""
     d = tmp_path / f"bot_{name}"
     d.mkdir()
     os.chmod(tmp_path, 0o755)
     os.chmod(d, 0o755)
-    target = d / f"{name}.py"
+    target = d / (f"{name}.py" if files is None else "bot.py")
     shutil.copy(HOSTILE / f"{name}.py", target)
     for fname, text in (files or {}).items():
         (d / fname).write_text(text)
-    return str(target)
+    return str(target if files is None else d)
 
 
 def processes_of(uids: set[int]) -> list[int]:

@@ -24,6 +24,10 @@ spec = "mc(n=5)"
 [[bots]]
 name = "file-bot"
 file = "file_bot.py"
+[[bots]]
+name = "folder-bot"
+file = "folder_bot"
+entry = "main.py"
 """
 
 
@@ -37,7 +41,10 @@ def _games(path):
 
 
 def test_a_league_on_ray_equals_the_same_league_on_the_local_backend(tmp_path):
-    write(tmp_path / "file_bot.py", RANDOM_BOT)  # its source travels with each task
+    write(tmp_path / "file_bot.py", RANDOM_BOT)  # its snapshot travels with each task
+    (tmp_path / "folder_bot").mkdir()  # a folder bot: its entry imports its own helper module
+    write(tmp_path / "folder_bot" / "main.py", "from helper import Bot\n")
+    write(tmp_path / "folder_bot" / "helper.py", RANDOM_BOT)
     config = load_config(write(tmp_path / "league.toml", LEAGUE))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
@@ -46,7 +53,7 @@ def test_a_league_on_ray_equals_the_same_league_on_the_local_backend(tmp_path):
         ray.shutdown()
     local = run_league(config, db=tmp_path / "local.sqlite", backend="local", concurrency=2)
     assert on_ray.errors == [] and local.errors == []
-    assert on_ray.played == local.played == 12
+    assert on_ray.played == local.played == 24
     games_ray, ratings_ray = _games(tmp_path / "ray.sqlite")
     games_local, ratings_local = _games(tmp_path / "local.sqlite")
     assert games_ray == games_local

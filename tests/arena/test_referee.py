@@ -291,12 +291,12 @@ def _ancestor(pid: int, ancestor: int) -> bool:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root runs bots under another uid")
-def test_unreadable_bot_files_are_a_clear_usage_error(tmp_path):
-    bot = write_bot(tmp_path, "private", "class Bot:\n    pass\n")
+def test_a_private_bot_file_plays_from_its_snapshot(tmp_path):
+    """The bot's uid reads the snapshot arena wrote (0644 in a 0755 folder), never the author's file: a 0600 file
+    in a 0700 folder plays."""
+    bot = write_bot(tmp_path, "private", "class Bot:\n    def __init__(self, game, seat, seed):\n        pass\n\n"
+                                         "    def step(self, state, limit):\n        return state.legal_actions()[0]\n")
     os.chmod(bot, 0o600)
-    with pytest.raises(ConfigError, match="chmod a\\+r"):
-        play_game("nim", [bot, "random"], 1, FAST)
-    os.chmod(bot, 0o644)
     os.chmod(os.path.dirname(bot), 0o700)
-    with pytest.raises(ConfigError, match="chmod a\\+rx"):
-        play_game("nim", [bot, "random"], 1, FAST)
+    record = play_game("nim", [bot, "random"], 1, FAST.with_(first_move_time=10.0))
+    assert record.terminations == ["normal", "normal"], record.failures

@@ -104,7 +104,7 @@ def test_nothing_can_be_written(tmp_path):
     record = play(bot)
     assert record.terminations[0] == "crash"
     assert "WRITTEN" not in only_failure(record).detail
-    for p in paths + [os.path.join(os.path.dirname(bot), "dropped.txt")]:
+    for p in paths + [os.path.join(bot, "dropped.txt")]:
         assert not os.path.exists(p), p
 
 
@@ -202,8 +202,9 @@ def test_without_seccomp_no_shell_exists_to_run(tmp_path, no_seccomp):
     assert not os.path.exists(marker)
 
 
-def test_a_shared_submissions_directory_exposes_only_the_bots_own_file(tmp_path):
-    """Every submission in one folder: a bot must still not read its neighbours."""
+def test_a_one_file_bot_sees_only_its_own_file(tmp_path):
+    """Every submission in one folder: a one-file bot's snapshot is that file, so it cannot read its neighbours
+    (not even a file beside it that is no bot; disguised neighbours: tests/arena/test_bot_snapshots.py)."""
     secret = f"CANARY-{uuid.uuid4()}"
     bot = place("read_canary", tmp_path)
     folder = os.path.dirname(bot)
@@ -211,10 +212,9 @@ def test_a_shared_submissions_directory_exposes_only_the_bots_own_file(tmp_path)
     with open(neighbour, "w") as f:
         f.write(f"# {secret}\nclass Bot:\n    pass\n")
     os.chmod(neighbour, 0o644)
-    # targets.txt is not a bot: it would normally be readable, but with neighbours only the bot file is shown
     with open(os.path.join(folder, "targets.txt"), "w") as f:
         f.write(f"{neighbour} {folder}")
     record = play(bot)
     failure = only_failure(record)
     assert failure.reason == "crash" and secret not in failure.detail  # could not even read targets.txt
-    assert "read b" not in failure.detail and "listed" not in failure.detail
+    assert "targets.txt" in failure.detail and "read b" not in failure.detail and "listed" not in failure.detail

@@ -74,7 +74,7 @@ def test_waiting_for_a_cpu_is_not_a_time_loss(tmp_path, accounting):
         try:
             record = play(bot, LIMITS, game=GAME)
         except MachineOverloadedError as exc:  # other load on this CPU starved it past the credit: still no loss
-            assert "machine overloaded" in str(exc) and "cpu_hungry.py" in str(exc)
+            assert "machine overloaded" in str(exc) and "bot_cpu_hungry" in str(exc)
             return
     assert record.terminations == ["normal", "normal"], record.failures
     assert record.move_seats[0] == 0
@@ -90,7 +90,7 @@ def test_a_starved_bot_aborts_the_game_as_machine_overload(tmp_path):
     # Four hogs: the bot gets at most 1/5 of its CPU, 0.45 s of work needs >= 2.25 s, more than the deadline
     # plus MAX_CREDIT move times (1.56 s): the referee says the machine is overloaded instead of judging.
     bot = hungry(tmp_path, 0.9)
-    with hogs(4), pytest.raises(MachineOverloadedError, match=r"machine overloaded: bot cpu_hungry\.py waited .* "
+    with hogs(4), pytest.raises(MachineOverloadedError, match=r"machine overloaded: bot bot_cpu_hungry waited .* "
                                                               r"during a 0\.5 s move .*lower --concurrency"):
         play(bot, LIMITS, game=GAME)
     from arena.sandbox import cgroups
@@ -158,7 +158,7 @@ def test_arena_match_reports_overload_in_one_line(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("arena: machine overloaded: bot cpu_hungry.py waited "), proc.stderr
+    assert last.startswith("arena: machine overloaded: bot bot_cpu_hungry waited "), proc.stderr
 
 
 def test_timing_info_follows_each_seats_moves():
