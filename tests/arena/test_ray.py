@@ -51,6 +51,11 @@ def test_a_league_on_ray_equals_the_same_league_on_the_local_backend(tmp_path):
         on_ray = run_league(config, db=tmp_path / "ray.sqlite", backend="ray", concurrency=2)
     finally:
         ray.shutdown()
+    with Store.open(tmp_path / "ray.sqlite") as store:  # the same league: the same secret chance key
+        key = store.chance_key(store.find_league("ray").id)
+    with Store.open(tmp_path / "local.sqlite", create=True) as store:
+        league = store.ensure_league(config.name, config.to_dict())
+        store.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (key, league.id))
     local = run_league(config, db=tmp_path / "local.sqlite", backend="local", concurrency=2)
     assert on_ray.errors == [] and local.errors == []
     assert on_ray.played == local.played == 24
