@@ -96,8 +96,8 @@ def test_runtime_trees_come_from_the_installed_package_not_the_cwd(tmp_path):
     """A ``bots/`` folder in the cwd with the cwd on sys.path (a Ray worker) or a node started from ``/``:
     the bot's runtime is arena's own package directories, never the cwd or one of its ancestors."""
     (tmp_path / "bots").mkdir()
-    for cwd in (tmp_path, Path("/")):
-        code = ("import sys, json; sys.path.insert(0, ''); import bots; "
+    for cwd, first in ((tmp_path, ""), (Path("/"), str(tmp_path))):  # the driver's cwd first on a worker in /
+        code = (f"import sys, json; sys.path.insert(0, {first!r}); import bots; "
                 "from arena.sandbox.spawn import runtime_trees; print(json.dumps(runtime_trees()))")
         out = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
