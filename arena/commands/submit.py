@@ -27,7 +27,8 @@ class BotRefused(ArenaError):
 @click.command("submit")
 @click.argument("file", type=click.Path())
 @click.option("--league", "league_name", required=True, metavar="NAME", help="The league to enter.")
-@click.option("--name", metavar="NAME", default=None, help="Display name (default: the file name without .py).")
+@click.option("--name", metavar="NAME", default=None,
+              help="Display name (default: the file's name without .py, or the folder's name).")
 @click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
 @click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=None, metavar="MB",
               help="Largest bot (file or folder) accepted, in MB (default: the league's max_bot_mb).")
