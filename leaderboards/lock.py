@@ -90,6 +90,9 @@ def acquire(db: str | os.PathLike[str]) -> RunnerLock:
         path.absolute().parent.mkdir(parents=True, exist_ok=True)
         fd = _open(path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink planted at the lock's name
+            raise StoreError(f"{path} is a symbolic link, not a lock file; remove it, then run the command again") \
+                from None
         raise StoreError(explain(exc, db)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -86,9 +86,14 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     if summary.skipped:
         line += f", {summary.skipped} skipped (probation: {', '.join(shown(p) for p in summary.probation)})"
     click.echo(line)
+    if summary.interrupted:  # SIGINT/SIGTERM: the summary, one line on what was abandoned, and the signal's status
+        click.echo(f"arena: stopped by {summary.interrupted}: {summary.abandoned} games in flight abandoned (not "
+                   "stored; the next run plays them); run the same command again to resume", err=True)
+        sys.stdout.flush()
+        sys.exit(143 if summary.interrupted == "SIGTERM" else 130)
     if quiet:
         return summary
-    with Store.open(summary.database) as store:
+    with Store.open(summary.database, readonly=True) as store:  # (the runner closed it; only read now)
         lg = store.find_league(cfg.name)
         rows = standings(store, lg.id)
         print_leaderboard(console(), lg.name, rows, store.count_games(lg.id), relaxed=relaxed,
@@ -111,7 +116,7 @@ def status(config: str, db: str | None) -> None:
     from leaderboards.store import DEFAULT_DB, Store
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
-    with Store.open(path) as store:
+    with Store.open(path, readonly=True) as store:  # a status never writes (nor migrates)
         lg = store.league(cfg.name)
         if lg is None:
             click.echo(f"league {shown(cfg.name)}: not started ({shown(path)})")

@@ -35,7 +35,7 @@ def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_na
     if game_id is None:
         list_games(db, league_name, last)
         return
-    with Store.open(db) as store:
+    with Store.open(db, readonly=True) as store:  # a viewer: never writes (nor migrates)
         stored = store.game(game_id)
         if stored is None:
             raise ConfigError(f"no game {game_id} in {db}")
@@ -50,7 +50,7 @@ def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_na
 
 
 def list_games(db: str, league_name: str | None, last: int) -> None:
-    with Store.open(db) as store:
+    with Store.open(db, readonly=True) as store:  # a viewer: never writes (nor migrates)
         league = store.find_league(league_name)
         for g in reversed(store.games(league.id, order="recent", limit=last)):
             result = " ".join(f"{shown(p)}:{r:+g}" + ("" if t == "normal" else f"({shown(t)})")

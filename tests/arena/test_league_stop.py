@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from leaderboards.store import Store
-from tests.leaderboards.support import arena, write
+from tests.leaderboards.support import RANDOM_BOT, arena, write
 
 # Hex 7x7 between two thinking bots: each game takes seconds, so games are in flight whenever we look.
 LEAGUE = """
@@ -120,13 +120,20 @@ def test_a_second_runner_is_refused_and_names_the_first(league: Path):
         assert f"pid {first.pid}" in lines[0] and socket.gethostname() in lines[0], lines[0]
         assert "stop.sqlite" in lines[0] and "in use" in lines[0], lines[0]
         assert second.stdout == ""  # no summary claiming games
+        # arena submit takes no lock: its one transaction waits for SQLite's write lock like any writer
+        write(league / "late.py", RANDOM_BOT)
+        late = arena(league, "submit", "late.py", "--league", "stop", "--db", "stop.sqlite", timeout=120)
+        assert late.returncode == 0, late.stderr
         out, err = first.communicate(timeout=300)
     finally:
         if first.poll() is None:
             first.kill()
     assert first.returncode == 0, err
-    assert f"{SCHEDULED} games played" in out, out
+    assert f"{SCHEDULED} games played" in out, out  # the running league played the schedule it started with
     assert _stored(league / "stop.sqlite") == (SCHEDULED, SCHEDULED)
+    again = arena(league, "league", "run", "league.toml", "-q", "-j", "2")  # the next run plays the entrant
+    assert again.returncode == 0, again.stderr
+    assert f"{3 * 4} games played" in again.stdout and f"{6 * 4} scheduled" in again.stdout, again.stdout
 
 
 def test_a_sigkilled_runner_does_not_block_the_resume_and_leaves_no_warnings(league: Path):

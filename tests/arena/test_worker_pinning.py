@@ -24,7 +24,6 @@ def test_pinning_policy(monkeypatch):
 
 
 def test_workers_take_cpus_in_turn(monkeypatch):
-    import multiprocessing
     pinned = []
     monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: pinned.append(cpus))
     monkeypatch.setattr("arena.sandbox.runner.warm_up", lambda: None)
@@ -37,7 +36,6 @@ def test_workers_take_cpus_in_turn(monkeypatch):
     monkeypatch.setattr(ctypes, "CDLL", NoPrctl)
     import signal
     monkeypatch.setattr(signal, "signal", lambda *a: None)
-    counter = multiprocessing.get_context("spawn").Value("i", 0)
-    for _ in range(3):
-        runner._worker_init([4, 7], counter)
+    for index in range(3):  # the writer numbers its workers (no shared counter: nothing for a resource tracker)
+        runner._worker_init([4, 7], index)
     assert pinned == [{4}, {7}, {4}]
