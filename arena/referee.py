@@ -149,7 +149,11 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         for seat, desc in enumerate(descriptions):
             proxies.append(BotProcess(desc, game, seat, bot_seed(seed, seat, chance_key), limits,
                                       sandbox=sandbox, name=names[seat]))
-            proxies[-1].start_up()  # ready and frozen before the next bot starts (fair CPU: docs/sandbox.md)
+
+        # Every process is set up at once; then each bot loads its code and becomes ready while all the others
+        # are frozen or still waiting for their init, and is frozen in turn (fair CPU: docs/sandbox.md).
+        for proxy in proxies:
+            proxy.start_up()
 
         def limit_for(seat: int, _decision: int) -> Limit:
             p = proxies[seat]

@@ -63,6 +63,8 @@ class BotProcess:
 
     _main_pid: int | None = None
     """The host pid of the bot's own process, once looked up (see ``_bot_pid``)."""
+    _init_frame: bytes | None = None
+    """The ``init`` frame until it is sent (``_send_init``)."""
 
     def __init__(self, bot: dict[str, Any], game: Any, seat: int, seed: int, limits: Limits, *,
                  sandbox: Any, name: str = "") -> None:
@@ -125,7 +127,9 @@ class BotProcess:
                     "layers": {"landlock": sandbox.use_landlock, "seccomp": sandbox.use_seccomp,
                                "deny_affinity": (self._cg is None or self._cg.cpuset is None) and cgroups.pinned(),
                                "read_paths": plan.read_paths}}
-            self._write(protocol.encode(init), time.monotonic() + 5.0)
+            # Sent by start_up (or the first step): the host loads the game and the bot's code only once it has
+            # it, so every bot's process is set up at once but its own code starts when the referee says.
+            self._init_frame = protocol.encode(init)
         except (OSError, BotError) as exc:
             self._drain_stderr()
             self._pending_error = BotCrashedError(f"bot process failed to start: {exc}{self._stderr_tail()}")
@@ -138,6 +142,8 @@ class BotProcess:
     def step(self, state: Any, limit: Any) -> int:
         """Asks the bot for a move within this bot's own move limit; raises BotError on any failure."""
         self.last_cpu_time = None  # set when this move's CPU time is read: never a previous move's
+        if self._init_frame is not None:
+            self._send_init()
         if self._pending_error is not None:
             self.move_timing.append((None, 0.0))
             raise self._pending_error
@@ -211,12 +217,25 @@ class BotProcess:
         """Waits for the bot to become ready within its start-up allowance, then freezes it until its first move
         (the referee starts bots one at a time, each while the others are frozen: no bot computes on another's
         start-up or moves). A failure is kept and raised by the first ``step``."""
+        self._send_init()
         if self._ready or self._pending_error is not None or not self.alive:
             return
         try:
             self._await_ready(time.monotonic() + deadline_for(self.limits.first_move_time) + STARTUP_GRACE)
         except BotError as exc:
             self._pending_error = exc
+
+    def _send_init(self) -> None:
+        """Sends the ``init`` frame once; a bot that cannot take it failed to start (kept for its first move)."""
+        frame, self._init_frame = self._init_frame, None
+        if frame is None or self._pending_error is not None:
+            return
+        try:
+            self._write(frame, time.monotonic() + 5.0)
+        except (OSError, BotError) as exc:
+            self._drain_stderr()
+            self._pending_error = BotCrashedError(f"bot process failed to start: {exc}{self._stderr_tail()}")
+            self.alive = False
 
     def _await_ready(self, deadline: float) -> None:
         try:
