@@ -113,6 +113,7 @@ def status(config: str, db: str | None) -> None:
 
     from arena.league import load_config
     from arena.runner import plan
+    from leaderboards import lock
     from leaderboards.store import DEFAULT_DB, Store
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
@@ -125,9 +126,11 @@ def status(config: str, db: str | None) -> None:
         done = store.schedule_keys(lg.id)
         missing = sum(f.key not in done for f in fixtures)
         probation = [b.label for b in store.bots(lg.id, include_retired=False) if b.status == "probation"]
+        running = lock.holder(path)  # a runner holding the store's lock (docs/leagues.md, "One runner per store")
         click.echo(f"league {shown(cfg.name)}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
                    f"{store.count_games(lg.id)} games in the store"
-                   + (f"; on probation: {', '.join(shown(p) for p in probation)}" if probation else ""))
+                   + (f"; on probation: {', '.join(shown(p) for p in probation)}" if probation else "")
+                   + (f"; a league runner is playing this store now ({shown(running)})" if running else ""))
 
 
 def _register() -> None:

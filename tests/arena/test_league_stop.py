@@ -120,6 +120,8 @@ def test_a_second_runner_is_refused_and_names_the_first(league: Path):
         assert f"pid {first.pid}" in lines[0] and socket.gethostname() in lines[0], lines[0]
         assert "stop.sqlite" in lines[0] and "in use" in lines[0], lines[0]
         assert second.stdout == ""  # no summary claiming games
+        status = arena(league, "league", "status", "league.toml", timeout=60)
+        assert status.returncode == 0 and f"playing this store now (pid {first.pid} on host" in status.stdout, status
         # arena submit takes no lock: its one transaction waits for SQLite's write lock like any writer
         write(league / "late.py", RANDOM_BOT)
         late = arena(league, "submit", "late.py", "--league", "stop", "--db", "stop.sqlite", timeout=120)
