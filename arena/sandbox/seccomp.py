@@ -187,14 +187,30 @@ def explain(text: str) -> str:
     return _UNKNOWN_ERROR.sub(name, text)
 
 
+_PROGRAMS: dict[bool, tuple[ctypes.Array[_Insn], _Prog]] = {}
+
+
+def _program(deny_affinity: bool) -> _Prog:
+    """The filter as the kernel takes it, built once per process: the fork server builds both variants when
+    it imports this module, so a bot does not pay for it at start-up."""
+    if deny_affinity not in _PROGRAMS:
+        program = build_filter(deny_affinity)
+        insns = (_Insn * len(program))(*[_Insn(*i) for i in program])
+        _PROGRAMS[deny_affinity] = (insns, _Prog(len(program), insns))
+    return _PROGRAMS[deny_affinity][1]
+
+
+if is_supported():
+    for _deny in (False, True):
+        _program(_deny)
+
+
 def install(deny_affinity: bool = False) -> None:
     """Installs the filter on every thread of the calling process (no new privileges is set first).
 
     Raises:
         OSError: the kernel refused the filter.
     """
-    program = build_filter(deny_affinity)
-    insns = (_Insn * len(program))(*[_Insn(*i) for i in program])
-    prog = _Prog(len(program), insns)
+    prog = _program(deny_affinity)
     _sys.prctl(_sys.PR_SET_NO_NEW_PRIVS, 1)
     _sys.syscall("seccomp", ctypes.c_uint(_SET_MODE_FILTER), ctypes.c_uint(_FLAG_TSYNC), ctypes.byref(prog))
