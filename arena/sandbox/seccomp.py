@@ -88,6 +88,12 @@ def number(name: str, machine: str | None = None) -> int:
     return _numbers(machine or _sys.MACHINE)[name]
 
 
+def allowed_names(machine: str | None = None) -> list[str]:
+    """The calls allowed without an argument check on ``machine`` (default: this one)."""
+    nrs = _numbers(machine or _sys.MACHINE)
+    return sorted(name for name in ALLOWED if name in nrs)
+
+
 def _denied(nr: int) -> int:
     return RET_ERRNO | (ERRNO_BASE + nr)
 
