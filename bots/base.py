@@ -30,6 +30,13 @@ class Limit:
         return min(self.think, self.time)
 
 
+def think_time(limit: Any) -> float | None:
+    """The seconds a built-in bot searches this move, for any limit object: DESIGN.md promises bots only
+    ``limit.time``, so a limit without ``think_time`` (a caller's own object) means think for ``time``."""
+    budget = getattr(limit, "think_time", None)
+    return budget if budget is not None else getattr(limit, "time", None)
+
+
 @runtime_checkable
 class Bot(Protocol):
     """Anything with ``step(state, limit) -> action`` is a bot (DESIGN.md)."""

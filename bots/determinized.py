@@ -16,7 +16,7 @@ import time
 from typing import Any, ClassVar
 
 from bots._uct import Search
-from bots.base import BaseBot, Limit
+from bots.base import BaseBot, Limit, think_time
 from bots.uct import move_seed
 from games.spec import Param
 
@@ -47,7 +47,7 @@ class DeterminizedBot(BaseBot):
     def step(self, state: Any, limit: Limit) -> int:
         started = time.monotonic()
         deadline = 0.0
-        budget = limit.think_time  # move_time on every move: the first move's longer limit is for start-up
+        budget = think_time(limit)  # move_time on every move: the first move's longer limit is for start-up
         if budget is not None:
             deadline = started + budget - min(self.margin, budget / 10)
         self.search.reseed(move_seed(self.seed, self.moves))

@@ -19,7 +19,7 @@ import time
 from typing import Any, ClassVar
 
 from bots._mc import TIE_BREAKS, MCSearch
-from bots.base import BaseBot, Limit
+from bots.base import BaseBot, Limit, think_time
 from games.spec import Param
 
 FALLBACK_N = 100
@@ -76,7 +76,7 @@ class FlatMCBot(BaseBot):
     def budget(self, limit: Limit) -> float | None:
         """Seconds this move may search: the thinking time (``move_time``, also on the first move, whose longer
         limit is for start-up) minus ``min(margin, half of it)``; None without a limit."""
-        think = limit.think_time
+        think = think_time(limit)
         if think is None:
             return None
         return think - min(self.margin, think / 2)

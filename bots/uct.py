@@ -14,7 +14,7 @@ import time
 from typing import Any, ClassVar
 
 from bots._uct import NODE_BYTES, Search
-from bots.base import BaseBot, Limit
+from bots.base import BaseBot, Limit, think_time
 from games.spec import Param
 
 FALLBACK_ITERATIONS = 1000
@@ -114,7 +114,7 @@ class UCTBot(BaseBot):
     def step(self, state: Any, limit: Limit) -> int:
         started = time.monotonic()
         deadline = 0.0
-        budget = limit.think_time  # move_time on every move: the first move's longer limit is for start-up
+        budget = think_time(limit)  # move_time on every move: the first move's longer limit is for start-up
         if budget is not None:
             deadline = started + budget - min(self.margin, budget / 10)
         iterations = self.iterations
