@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import psutil
+
 from arena.errors import ArenaError, ConfigError
 
 MB = 1 << 20
@@ -424,19 +426,9 @@ def _remove_stale(base: str) -> None:
             st = os.lstat(os.path.join(base, name))
         except (ValueError, OSError):
             continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or _alive(pid):
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or psutil.pid_exists(pid):
             continue
         shutil.rmtree(os.path.join(base, name), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _open_dir(parent: int, name: str, create: bool) -> int:

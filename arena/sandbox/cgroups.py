@@ -21,6 +21,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+import psutil
+
 ROOT = "/sys/fs/cgroup"
 PARENT = "arena-sandbox"
 
@@ -346,16 +348,6 @@ def pinned() -> bool:
     return not online_cpus() <= os.sched_getaffinity(0)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def parent_dirs() -> list[str]:
     """The ``arena-sandbox`` directories under this process's own cgroups (where bot groups are made)."""
     v2path, v1paths = _own_paths()
@@ -386,7 +378,7 @@ def clean_stale() -> int:
             parts = name.split("-")
             if len(parts) < 3 or parts[0] not in ("bot", "probe") or not parts[1].isdigit():
                 continue
-            if _pid_alive(int(parts[1])):
+            if psutil.pid_exists(int(parts[1])):
                 continue
             path = os.path.join(parent, name)
             _empty(path)  # its referee is dead: nothing in it may live on (a bot that escaped its death signal)

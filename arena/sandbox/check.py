@@ -10,6 +10,7 @@ user namespaces), per-bot cgroups for memory, pids, tree kill, freezing, CPUs an
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from arena.sandbox import _sys, cgroups, landlock, seccomp
@@ -30,22 +31,19 @@ class Layer:
         return asdict(self)
 
 
-def _probe_namespaces(flags: int, userns: bool) -> str | None:
-    """Tries unshare(flags) + a private mount in a throwaway child; None on success, else the error."""
+def _in_child(probe: Callable[[], str | None]) -> str | None:
+    """Runs ``probe`` (system calls only) in a throwaway forked child: None when it returns None, else its
+    problem or the exception it raised."""
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # child: system calls only
+    if pid == 0:
         os.close(r)
         try:
-            _sys.unshare(flags)
-            if userns:
-                for name, text in (("setgroups", "deny"), ("uid_map", f"{os.getuid()} {os.getuid()} 1")):
-                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
-                    os.write(fd, text.encode())
-                    os.close(fd)
-            _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
-            os._exit(0)
-        except BaseException as exc:  # noqa: BLE001
+            problem = probe()
+            if problem:
+                os.write(w, problem.encode()[:300])
+            os._exit(1 if problem else 0)
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, the child never returns
             os.write(w, str(exc).encode()[:300])
             os._exit(1)
     os.close(w)
@@ -53,37 +51,39 @@ def _probe_namespaces(flags: int, userns: bool) -> str | None:
     os.close(r)
     _, status = os.waitpid(pid, 0)
     return None if status == 0 else (message or f"status {status}")
+
+
+def _map_own_uid() -> None:
+    """In a new user namespace: map our own uid (what an unprivileged sandbox does)."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{os.getuid()} {os.getuid()} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        os.write(fd, text.encode())
+        os.close(fd)
+
+
+def _probe_namespaces(flags: int, userns: bool) -> str | None:
+    """Tries unshare(flags) + a private mount in a throwaway child; None on success, else the error."""
+    def probe() -> None:
+        _sys.unshare(flags)
+        if userns:
+            _map_own_uid()
+        _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
+    return _in_child(probe)
 
 
 def _probe_pid_namespace(userns: bool) -> str | None:
     """Tries a PID namespace in a throwaway child: its first child must be pid 1. None on success."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: system calls only
-        os.close(r)
-        try:
-            if userns:
-                _sys.unshare(_sys.CLONE_NEWUSER)
-                for name, text in (("setgroups", "deny"), ("uid_map", f"{os.getuid()} {os.getuid()} 1")):
-                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
-                    os.write(fd, text.encode())
-                    os.close(fd)
-            _sys.unshare(_sys.CLONE_NEWPID)
-            inner = os.fork()
-            if inner == 0:
-                os._exit(0 if os.getpid() == 1 else 3)
-            _, status = os.waitpid(inner, 0)
-            if status != 0:
-                os.write(w, b"the first child is not pid 1")
-            os._exit(0 if status == 0 else 1)
-        except BaseException as exc:  # noqa: BLE001
-            os.write(w, str(exc).encode()[:300])
-            os._exit(1)
-    os.close(w)
-    message = os.read(r, 400).decode(errors="replace")
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    return None if status == 0 else (message or f"status {status}")
+    def probe() -> str | None:
+        if userns:
+            _sys.unshare(_sys.CLONE_NEWUSER)
+            _map_own_uid()
+        _sys.unshare(_sys.CLONE_NEWPID)
+        inner = os.fork()
+        if inner == 0:
+            os._exit(0 if os.getpid() == 1 else 3)
+        _, status = os.waitpid(inner, 0)
+        return None if status == 0 else "the first child is not pid 1"
+    return _in_child(probe)
 
 
 _REPORT: list[Layer] | None = None
