@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -324,10 +325,14 @@ def test_engine_agrees_with_the_reference_move_by_move() -> None:
 
 
 # ---- differential test against OpenSpiel --------------------------------------------------------
-pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install open-spiel)")
+# Only these tests need OpenSpiel: a module-level importorskip would skip every Hex test above as well.
+@pytest.fixture(scope="module")
+def pyspiel() -> Any:
+    return pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install open-spiel): "
+                                                 "the differential tests against OpenSpiel's hex are skipped")
 
 
-def _differential(size: int, n_games: int, seed: int, pie: bool) -> int:
+def _differential(pyspiel: Any, size: int, n_games: int, seed: int, pie: bool) -> int:
     """Plays the same random actions in both engines; returns how many games took the swap."""
     spiel_game = pyspiel.load_game(f"hex(board_size={size},swap={'true' if pie else 'false'})")
     game = games.load(f"hex(size={size},pie={'true' if pie else 'false'})")
@@ -356,19 +361,19 @@ def _differential(size: int, n_games: int, seed: int, pie: bool) -> int:
 
 
 @pytest.mark.parametrize("size,n_games", [(5, 2000), (7, 2000), (11, 500)])
-def test_same_games_as_openspiel(size: int, n_games: int) -> None:
-    _differential(size, n_games, seed=size, pie=False)
+def test_same_games_as_openspiel(pyspiel: Any, size: int, n_games: int) -> None:
+    _differential(pyspiel, size, n_games, seed=size, pie=False)
 
 
-def test_same_swap_as_openspiel() -> None:
+def test_same_swap_as_openspiel(pyspiel: Any) -> None:
     if "swap" not in pyspiel.load_game("hex").get_parameters():
         pytest.skip("this OpenSpiel's hex has no swap parameter (added in open_spiel 2.x)")
     assert pyspiel.load_game("hex(board_size=5,swap=true)").num_distinct_actions() == 26
-    swaps = _differential(5, 600, seed=99, pie=True)
+    swaps = _differential(pyspiel, 5, 600, seed=99, pie=True)
     assert swaps > 200, "the swap branch was exercised"
 
 
-def test_action_strings_match_openspiel() -> None:
+def test_action_strings_match_openspiel(pyspiel: Any) -> None:
     spiel_state = pyspiel.load_game("hex(board_size=11)").new_initial_state()
     ours = games.load("hex(size=11)").new_initial_state()
     theirs = [spiel_state.action_to_string(0, a) for a in range(121)]
