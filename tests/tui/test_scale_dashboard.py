@@ -59,7 +59,11 @@ def test_leaderboard_and_dashboard_times_measure_without_changing_the_store(smal
     before = small_store.read_bytes()
     board = dash.leaderboard_times(small_store, repeats=1)
     assert board["stored_games"] == 40 and board["bots"] == 6
-    assert 0 < board["query_seconds"] <= board["standings_seconds"] + board["query_seconds"]
+    # Each median is a real, positive time no larger than its own maximum, and the CLI run (a fresh
+    # interpreter that also runs the query) takes longer than the query alone.
+    for key in ("query_seconds", "standings_seconds", "command_seconds"):
+        assert 0 < board[key] <= board[f"{key}_max"], key
+    assert board["command_seconds"] > board["query_seconds"]
     assert board["command_seconds"] > board["python_startup_seconds"] > 0
     shown = dash.dashboard_times(small_store, dash.appending_writer(5, interval=0.0, process=False), h2h_games=2,
                                  poll_interval=0.05)
