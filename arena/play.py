@@ -33,11 +33,8 @@ def sample_chance(state: Any, rng: random.Random) -> int:
 
 def substitute_move(state: Any, legal: list[int], rng: random.Random) -> int:
     """The move played for a failed bot under on_failure=random_move: the game's own substitute rule
-    when it has one (Colosseum's COMP424 random walk), else a uniformly random legal action."""
-    walk = getattr(state, "random_walk_action", None)
-    if walk is not None:
-        return int(walk(rng.getrandbits(63)))
-    return rng.choice(legal)
+    (:meth:`games.base.Game.substitute_action`: Colosseum's COMP424 random walk, else a random legal action)."""
+    return int(state.game.substitute_action(state, legal, rng))
 
 
 def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,

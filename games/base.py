@@ -1,12 +1,20 @@
 """The Game base class: parameters, spec strings and game facts. States live in the compiled modules.
 
 A game subclass declares its facts as class variables and its parameters as a ``params`` schema;
-``new_initial_state()`` builds the compiled state. Everything else (spec parsing, ``str(game)``,
-equality, pickling by spec) is here, once.
+``new_initial_state()`` builds the state (compiled for arena's own games, any object with the State API for
+a game from elsewhere). Everything else (spec parsing, ``str(game)``, equality, pickling by spec) is here, once.
+
+The game protocol (docs/adding-a-game.md): tools never re-derive a game's facts, they ask the game.
+Facts: ``num_players()``, ``has_chance``, ``has_draws``, ``min_utility()``/``max_utility()``,
+``perfect_information``. Behaviour tools need: ``render_text(state)`` (the CLI's board),
+``render_board(observation, names)`` (the TUI's Rich board, drawn from an observation so a replay can show
+any step), ``action_name(state, action)`` and ``substitute_action(state, legal, rng)`` (the move played for
+a failed bot under ``on_failure = "random_move"``).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+import random
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.errors import GameSpecError
 from games.spec import Param, format_spec, resolve_params
@@ -30,6 +38,9 @@ class Game:
     max_players: ClassVar[int] = 2
     has_chance: ClassVar[bool] = False
     perfect_information: ClassVar[bool] = True
+    has_draws: ClassVar[bool] = False
+    """Whether the rules allow a drawn result (ratings then give a draw a prior probability; an adjudicated
+    tie is rated as a draw either way)."""
 
     def __init__(self, **params: Any) -> None:
         self._given = dict(params)
@@ -62,6 +73,32 @@ class Game:
 
     def max_utility(self) -> float:
         return 1.0
+
+    # -- what tools ask the game (defaults suit most games) ----------------------------------------
+    def render_text(self, state: Any) -> str:
+        """The board as text, for ``arena replay`` and logs."""
+        return str(state)
+
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        """The board as a Rich renderable for the TUI, drawn from ``state.observation()`` alone (a replay
+        rebuilds observations, never states). Default: the observation's ``text`` field when it has one
+        (``str(state)``), else its fields one per line."""
+        from rich.text import Text  # the TUI's dependency, imported only when a board is drawn
+        text = observation.get("text")
+        if isinstance(text, str):
+            return Text(text)
+        return Text("\n".join(f"{k}: {v}" for k, v in observation.items()))
+
+    def action_name(self, state: Any, action: int) -> str:
+        """The name of ``action`` in ``state`` (before it is applied)."""
+        return str(state.action_to_string(action))
+
+    def substitute_action(self, state: Any, legal: Sequence[int], rng: random.Random) -> int:
+        """The move played for a bot that failed under ``on_failure = "random_move"``: a uniformly random
+        legal action unless the game has its own rule (Colosseum: the COMP424 engine's random walk). Must
+        draw from ``rng`` only, so that ``arena replay --verify`` can re-draw it."""
+        return rng.choice(list(legal))
 
     # -- shared behaviour ------------------------------------------------------------------------
     def param(self, key: str) -> Any:

@@ -23,15 +23,14 @@ from typing import Any
 
 import trueskill
 
+from games.registry import has_draws
+
 MU = 25.0
 SIGMA = MU / 3
 BETA = MU / 6
 TAU = MU / 300
 DRAW_PROBABILITY = 0.10
 """Prior draw probability for games that have draws."""
-GAMES_WITH_DRAWS = frozenset({"colosseum"})
-"""Games whose rules allow a draw; the others are rated with draw probability 0 (an adjudicated tie
-there is still rated as a draw)."""
 ALL = "*"
 """The scope of the league-wide rating (other scopes are one game spec each)."""
 
@@ -42,8 +41,10 @@ _MARGINS: dict[int, float] = {}
 
 
 def env_for(game_name: str) -> trueskill.TrueSkill:
-    """The TrueSkill environment for a game (``game_name`` is the registry name, e.g. ``colosseum``)."""
-    draw = DRAW_PROBABILITY if game_name in GAMES_WITH_DRAWS else 0.0
+    """The TrueSkill environment for a game (``game_name`` is the registry name, e.g. ``colosseum``): draw
+    probability DRAW_PROBABILITY when the game declares draws (``Game.has_draws``), else 0 (an adjudicated tie
+    there is still rated as a draw)."""
+    draw = DRAW_PROBABILITY if has_draws(game_name) else 0.0
     env = _ENVS.get(draw)
     if env is None:
         env = _ENVS[draw] = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw)

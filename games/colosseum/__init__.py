@@ -1,7 +1,8 @@
 """Colosseum Survival!, the McGill COMP 424 (2022) game (rules: shared/specs/colosseum.md; docs/colosseum.md)."""
 from __future__ import annotations
 
-from typing import ClassVar
+import random
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.base import Game
 from games.colosseum._colosseum import DIRECTION_NAMES, ColosseumState
@@ -31,17 +32,28 @@ class ColosseumGame(Game):
                       min=MIN_SIZE, max=MAX_SIZE),
         "seed": Param(int, 0, "seed of the random board (and of the default size)", min=0, max=2**63 - 1),
     }
+    has_draws: ClassVar[bool] = True
+    """Equal regions are a tie."""
 
     def board_size(self) -> int:
         """M: the ``size`` parameter, or a uniform draw from 6..12 determined by ``seed``."""
         size = self.param("size")
         return size if size is not None else seeded_int(self.param("seed"), *DEFAULT_SIZES)
 
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        from games.colosseum.board import render_colosseum  # Rich, only when a board is drawn
+        return render_colosseum(observation, names)
+
     def new_initial_state(self) -> ColosseumState:
         return ColosseumState(self, self.board_size(), self.param("seed"))
 
     def num_distinct_actions(self) -> int:
         return self.board_size() ** 2 * 4
+
+    def substitute_action(self, state: Any, legal: Sequence[int], rng: random.Random) -> int:
+        """The COMP424 engine's own rule for a failed agent: its random walk (spec §5), drawn from ``rng``."""
+        return int(state.random_walk_action(rng.getrandbits(63)))
 
     def max_game_length(self) -> int:
         # Every move builds one of the 2M(M-1) interior walls; 2K of them stand at the start.

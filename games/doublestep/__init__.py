@@ -1,7 +1,7 @@
 """Double Step, Althöfer's race on two lanes (rules: shared/specs/games.md)."""
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.base import Game, check
 from games.doublestep._doublestep import DoubleStepState
@@ -31,6 +31,11 @@ class DoubleStepGame(Game):
     def _validate(self) -> None:
         check(not ("length" in self._given and ("length0" in self._given or "length1" in self._given)),
               "give either length or length0/length1, not both")
+
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        from games.doublestep.board import render_doublestep  # Rich, only when a board is drawn
+        return render_doublestep(observation, names)
 
     def new_initial_state(self) -> DoubleStepState:
         l0, l1 = self.lengths()

@@ -2,7 +2,7 @@
 (rules: shared/specs/games.md; conventions and playouts: docs/hex.md)."""
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.base import Game
 from games.hex._hex import SWAP_NAME, HexState, playouts_fill, playouts_move_by_move
@@ -24,6 +24,11 @@ class HexGame(Game):
     @property
     def size(self) -> int:
         return int(self.param("size"))
+
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        from games.hex.board import render_hex  # Rich, only when a board is drawn
+        return render_hex(observation, names)
 
     def new_initial_state(self) -> HexState:
         return HexState(self, self.size, bool(self.param("pie")))

@@ -1,7 +1,7 @@
 """Single-pile Nim and its coin variant (rules: shared/specs/games.md)."""
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.base import Game
 from games.nim._nim import HEADS, TAILS, NimState
@@ -30,6 +30,11 @@ class NimGame(Game):
     def starting_pile(self) -> int:
         n = self.param("n")
         return n if n is not None else seeded_int(self.param("seed"), 20, 50)
+
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        from games.nim.board import render_nim  # Rich, only when a board is drawn
+        return render_nim(observation, names)
 
     def new_initial_state(self) -> NimState:
         return NimState(self, self.starting_pile(), self.param("k"), self.param("coin"))

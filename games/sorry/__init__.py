@@ -6,7 +6,7 @@ reads like the rules: ``sorry(players=2,sorryFwd4=true)``.
 """
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from games.base import Game, check
 from games.sorry._sorry import SorryState
@@ -54,6 +54,11 @@ class SorryGame(Game):
     def colours(self) -> tuple[int, ...]:
         """The board colour of each player (0 red, 1 blue, 2 yellow, 3 green)."""
         return SEATS[self.num_players()]
+
+    @classmethod
+    def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
+        from games.sorry.board import render_sorry  # Rich, only when a board is drawn
+        return render_sorry(observation, names)
 
     def new_initial_state(self) -> SorryState:
         p = self.param

@@ -7,15 +7,16 @@ from typing import Any
 from games.sorry.naming import COLOURS, HOME, SAFETY0, START, square_name
 
 _ARROWS = (">", "v", "<", "^")    # the clockwise direction along each side
-# Inner cells of each colour: safety S0..S4 (from the turn square inwards), HOME, and START (by E_s).
-_SAFETY = (
+# Inner cells of each colour (0 Red .. 3 Green): safety S0..S4 (from the turn square inwards), HOME, and START
+# (by E_s). The one layout of the board: the text board here and the TUI's (games.sorry.board) both use it.
+SAFETY_CELLS = (
     [(1 + i, 2) for i in range(5)],
     [(2, 14 - i) for i in range(5)],
     [(14 - i, 13) for i in range(5)],
     [(13, 1 + i) for i in range(5)],
 )
-_HOME = ((6, 2), (2, 9), (9, 13), (13, 6))
-_START = ((1, 4), (4, 14), (14, 11), (11, 1))
+HOME_CELLS = ((6, 2), (2, 9), (9, 13), (13, 6))
+START_CELLS = ((1, 4), (4, 14), (14, 11), (11, 1))
 
 
 def ring_cell(square: int) -> tuple[int, int]:
@@ -47,20 +48,20 @@ def render(obs: dict[str, Any]) -> str:
     for player, (name, pawns) in enumerate(zip(obs["colors"], obs["pawns"])):
         colour = COLOURS.index(name)
         letter = name[0].upper()
-        for r, c in _SAFETY[colour]:
+        for r, c in SAFETY_CELLS[colour]:
             grid[r][c] = " : "
         n_start = sum(p == START for p in pawns)
         n_home = sum(p == HOME for p in pawns)
-        r, c = _START[colour]
+        r, c = START_CELLS[colour]
         grid[r][c] = f"{letter.lower()}{n_start} "
-        r, c = _HOME[colour]
+        r, c = HOME_CELLS[colour]
         grid[r][c] = f"{letter}^{n_home}"
         for k, p in enumerate(pawns):
             if 0 <= p < SAFETY0:
                 r, c = ring_cell(p)
                 grid[r][c] = f"{letter}{k} "
             elif SAFETY0 <= p < HOME:
-                r, c = _SAFETY[colour][p - SAFETY0]
+                r, c = SAFETY_CELLS[colour][p - SAFETY0]
                 grid[r][c] = f"{letter}{k} "
         where = ", ".join(f"{k}:{square_name(p)}" for k, p in enumerate(pawns))
         legend.append(f"  player {player} {name:<6} START {n_start}  HOME {n_home}  pawns {where}")
