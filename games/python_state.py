@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from typing import Any
 
 from games.base import CHANCE, TERMINAL
@@ -163,6 +164,21 @@ class PythonState:
 
     def observation_string(self, player: int | None = None) -> str:
         return str(self)
+
+    def random_playout(self, seed: int) -> int:
+        """Plays this state to the end with uniformly random moves (chance by its probabilities); returns the
+        number of actions applied, which are not added to ``history()`` (the compiled states' test hook)."""
+        rng = random.Random(seed)
+        n = 0
+        while not self.is_terminal():
+            if self.is_chance_node():
+                outcomes = self._chance_outcomes()
+                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                action = rng.choice(self._legal_actions())
+            self._apply(action)
+            n += 1
+        return n
 
     def _state_key(self) -> Any:
         return (self._current_player(), json.dumps(self._observation(), sort_keys=True, default=str))
