@@ -39,9 +39,11 @@ def attacker(path: Path, targets: list[str]) -> Path:
     return path
 
 
-def seen(detail: str, secret: str) -> None:
+def seen(detail: str, secret: str, tried: str) -> None:
+    """Nothing was read or listed, and the attack ran: the bot reported its attempt on ``tried`` (an error)."""
     assert secret not in detail, detail
     assert "read b" not in detail and "listed" not in detail, detail
+    assert f"{tried}: " in detail, f"no report of the attempt on {tried}: the attack did not run\n{detail}"
 
 
 # -- §3: a bot sees its own snapshot and nothing else ---------------------------------------------------
@@ -89,7 +91,7 @@ def test_the_league_directory_a_run_starts_from_is_invisible(tmp_path):
     assert out.returncode == 0, out.stderr
     game = json.loads(out.stdout)["games"][0]
     assert game["terminations"] == ["crash", "normal"]
-    seen(game["failures"][0]["detail"], secret)
+    seen(game["failures"][0]["detail"], secret, str(here / "bots" / "victim" / "bot.py"))
 
 
 def test_runtime_trees_come_from_the_installed_package_not_the_cwd(tmp_path):
