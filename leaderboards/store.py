@@ -428,6 +428,8 @@ class Store:
                               (league.id,))
             for table in ("ratings", "games", "bots"):
                 self.conn.execute(f"DELETE FROM {table} WHERE league_id=?", (league.id,))
+            self.conn.execute(self._DECISIONS)  # (so that its rows referencing the league go too)
+            self.conn.execute("DELETE FROM schedule_decisions WHERE league_id=?", (league.id,))
             self.conn.execute("DELETE FROM leagues WHERE id=?", (league.id,))
         return True
 
@@ -813,6 +815,42 @@ class Store:
             f"VALUES ({', '.join('?' * (len(_RATING_FIELDS) + 4))})", rows)
 
     # -- views -----------------------------------------------------------------------------------
+    def outcomes(self, league_id: int, scope: str = ALL) -> list[tuple[str, list[int], list[float]]]:
+        """(schedule key, bot id per seat, returns) of a league's games in schedule order: what the batch Elo fit
+        (leaderboards/elo.py) and the adaptive schedule need (``scope``: ``*`` or one game spec)."""
+        sql = "SELECT schedule_key, seats, returns FROM games WHERE league_id=?"
+        args: list[Any] = [league_id]
+        if scope != ALL:
+            sql += " AND base_game=?"
+            args.append(scope)
+        loads = json.loads
+        return [(r[0], loads(r[1]), loads(r[2])) for r in self.conn.execute(sql + " ORDER BY schedule_key", args)]
+
+    # The adaptive schedule's decisions (arena/adaptive.py): one row per batch. The table is created by the first
+    # writer that records one (no schema bump: a store without it simply has no decisions, and an older arena
+    # ignores a table it does not know).
+    _DECISIONS = ("CREATE TABLE IF NOT EXISTS schedule_decisions (league_id INTEGER NOT NULL REFERENCES "
+                  "leagues(id), batch INTEGER NOT NULL, decision TEXT NOT NULL, created REAL NOT NULL, "
+                  "PRIMARY KEY (league_id, batch))")
+
+    def record_decision(self, league_id: int, decision: dict[str, Any]) -> int:
+        """Stores the next batch's decision (JSON) and returns its batch number (0, 1, ...)."""
+        with _transaction(self.conn):
+            self.conn.execute(self._DECISIONS)
+            batch = self.conn.execute("SELECT coalesce(max(batch) + 1, 0) FROM schedule_decisions WHERE league_id=?",
+                                      (league_id,)).fetchone()[0]
+            self.conn.execute("INSERT INTO schedule_decisions (league_id, batch, decision, created) VALUES (?, ?, ?, ?)",
+                              (league_id, batch, json.dumps(decision), time.time()))
+        return int(batch)
+
+    def decisions(self, league_id: int) -> list[dict[str, Any]]:
+        """The adaptive schedule's recorded decisions, oldest first (empty when none was recorded)."""
+        if self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schedule_decisions'"
+                             ).fetchone() is None:
+            return []
+        return [json.loads(r[0]) for r in self.conn.execute(
+            "SELECT decision FROM schedule_decisions WHERE league_id=? ORDER BY batch", (league_id,))]
+
     def head_to_head(self, league_id: int, scope: str = ALL) -> dict[tuple[int, int], tuple[int, int, int]]:
         """(bot a, bot b) -> (games a won against b, draws, games a lost) over games where both sat.
 

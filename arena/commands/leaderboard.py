@@ -15,6 +15,7 @@ from rich.text import Text
 from arena.errors import ConfigError
 from arena.text import csv_cell, dumps, shown
 from leaderboards.ratings import ALL
+from leaderboards.elo import ELO_FIELDS, annotate
 from leaderboards.standings import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
@@ -32,7 +33,8 @@ CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins"
 @click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
 def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, include_retired: bool,
                 as_json: bool, as_csv: bool) -> None:
-    """Print a league's TrueSkill leaderboard, ordered by mu - 3 sigma."""
+    """Print a league's TrueSkill leaderboard, ordered by mu - 3 sigma, with each bot's batch Elo, its 95% interval,
+    its 95% rank range and its tied group (bots whose intervals overlap; docs/ratings.md)."""
     if as_json and as_csv:
         raise ConfigError("--json and --csv exclude each other; pick one")
     if not Path(db).exists():
@@ -41,6 +43,7 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         league = store.find_league(league_name)
         scope = _scope(store, league.id, league.config, scope)
         rows = standings(store, league.id, scope=scope, include_retired=include_retired)
+        annotate(rows, store.outcomes(league.id, scope))  # batch Elo with 95% intervals, rank ranges, tied groups
         cells = head_to_head(store, league.id, rows, scope=scope) if h2h else None
         total = store.count_games(league.id)
     from arena.league import stored_relaxed  # (imported here: the schema's import is not needed before)
@@ -52,7 +55,7 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
     elif as_csv:
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+        writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS + ELO_FIELDS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
         click.echo(buf.getvalue(), nl=False)
@@ -125,6 +128,9 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
     title = f"{shown(league)}: {total} games" + ("" if scope == ALL else f", {shown(scope)} only")
     columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
                for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
+    with_elo = bool(rows) and "elo" in rows[0]  # (leaderboards.elo.annotate: the batch Elo beside TrueSkill)
+    if with_elo:
+        columns[5:5] = [("elo (95%)", "right"), ("ranks", "right"), ("tied", "right")]
     statuses = {"active": "", "probation": ("PROBATION", "red"), "retired": ("retired", "dim")}
     lines = []
     for r in rows:
@@ -133,12 +139,25 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
                                                                 ("protocol", "protocol")) if r[k]) or "-"
         lines.append([str(r["rank"]), shown(r["bot"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
                       str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, statuses[r["status"]]])
+        if with_elo:
+            lines[-1][5:5] = [elo_cell(r), ranks_cell(r), f"g{r['group']}"]
     grid(console, title, columns, lines)
     for r in rows:
         if r["status"] == "probation":
             console.print(Text.assemble((f"{shown(r['bot'])} is on probation", "red"),
                                         f": {shown(r['status_reason'])}; it is skipped until then: "
                                         f"{shown(lift_hint(r, league, db))}"), soft_wrap=True)
+
+
+def elo_cell(row: dict[str, Any]) -> str:
+    """``+123 [+80, +166]``: the batch Elo and its 95% interval."""
+    return f"{row['elo']:+.0f} [{row['elo_low']:+.0f}, {row['elo_high']:+.0f}]"
+
+
+def ranks_cell(row: dict[str, Any]) -> str:
+    """``1-3``: the ranks the bot holds with 95% confidence (one number when it is certain)."""
+    low, high = row["rank_low"], row["rank_high"]
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str, Any]]) -> None:
