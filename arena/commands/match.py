@@ -84,6 +84,12 @@ def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
             **({"chance_key_id": rec.info["chance_key_id"]} if "chance_key_id" in rec.info else {})}
 
 
+def first_bot_points(seats: list[int], rec: GameRecord) -> float:
+    """Bot 0's points in a two-player game: 1 for a win, 1/2 for a draw, 0 for a loss."""
+    winner = rec.winner() if rec.returns else None
+    return 0.5 if winner is None else 1.0 if seats[winner] == 0 else 0.0
+
+
 def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x * 1000:.1f}"
 
@@ -121,12 +127,15 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
 @click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=Limits.max_bot_mb, show_default=True,
               help="Largest bot (file or folder) accepted, in MB.")
+@click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
+              help="Two bots: stop as soon as a sequential probability ratio test decides between H0 (the first bot "
+                   "is E0 Elo stronger) and H1 (E1 stronger); --games is the most it plays (docs/ratings.md).")
 @click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
               help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
                    "printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
-          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb) -> None:
+          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     import games as games_pkg
@@ -145,6 +154,11 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     g = games_pkg.load(game)
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
+    from arena.sprt import Sprt, evaluate
+    sprt = None if sprt_text is None else Sprt.parse(sprt_text)
+    if sprt is not None and len(bots) != 2:
+        raise ConfigError(f"--sprt compares two bots; {g} has {len(bots)} seats")
+    points: list[float] = []  # the first bot's points per game (the SPRT's observations)
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
                     trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
@@ -165,13 +179,23 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
             rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
                             names=[labels[i] for i in seats], chance_key=key)
             records.append((seats, rec))
+            if sprt is not None:
+                points.append(first_bot_points(seats, rec))
+                if len(points) % 2 == 0 and evaluate(sprt, points, paired=True).decision != "inconclusive":
+                    break  # decided: the rest of --games would not change the verdict
             progress.advance(task)
     tot = totals(records, labels)
+    verdict = None if sprt is None else evaluate(sprt, points, paired=len(points) >= 2)
     layers = records[0][1].info.get("sandbox", []) if records else []
     if as_json:
         click.echo(dumps({"game": str(g), "bots": list(bots), "labels": labels, "seed": seed,
                                "limits": limits.to_dict(), "on_failure": on_failure, "sandbox": layers,
                                "games": [game_json(s, r) for s, r in records], "totals": tot,
-                               "chance_key": key.hex()}))
+                               "chance_key": key.hex(),
+                               **({} if verdict is None else {"sprt": verdict.to_dict()})}))
         return
-    print_table(Console(), str(g), tot, n_games, layers)
+    print_table(Console(), str(g), tot, len(records), layers)
+    if verdict is not None:
+        click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, alpha {verdict.alpha:g}, "
+                   f"beta {verdict.beta:g}): LLR {verdict.llr:.2f} (bounds {verdict.lower:.2f}, {verdict.upper:.2f}) "
+                   f"after {len(records)} games: {verdict.decision}")
