@@ -51,7 +51,7 @@ def test_bad_settings_are_one_clear_line(text: str, words: str) -> None:
 
 
 def _match(tmp_path: Path, *args: str) -> dict:
-    done = arena(tmp_path, "match", *args, "--json", "-q", timeout=600)
+    done = arena(tmp_path, "match", *args, "--json", timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
