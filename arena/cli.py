@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "submit": "arena.commands.submit:submit",
     "replay": "arena.commands.replay:replay",
     "tui": "arena.commands.tui:tui",
+    "export": "arena.commands.export:export",
+    "report": "arena.commands.report:report",
     "games": "arena.commands.games:games_command",
     "bots": "arena.commands.bots:bots_command",
     "new-bot": "arena.commands.new_bot:new_bot",

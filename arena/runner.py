@@ -78,6 +78,8 @@ class RunSummary:
     """``SIGINT`` or ``SIGTERM`` when the run was stopped by that signal (the games in flight were abandoned)."""
     abandoned: int = 0
     """Games in flight when the run was stopped: not stored, not counted, played by the next run."""
+    duplicates: list[str] = field(default_factory=list)
+    """One line per bot that entered in this run byte-identical to a bot of another name (:mod:`arena.duplicates`)."""
 
 
 class Backend(Protocol):
@@ -122,15 +124,18 @@ def take_snapshots(config: LeagueConfig) -> dict[str, Snapshot]:
 
 
 def sync_bots(store: Store, league_id: int, config: LeagueConfig,
-              snapshots: dict[str, Snapshot] | None = None) -> list[Bot]:
+              snapshots: dict[str, Snapshot] | None = None, entered: list[Bot] | None = None) -> list[Bot]:
     """Enters the league file's bots (a changed spec or snapshot becomes a new version) and retires config bots
-    that were removed from the file. Submitted bots are left alone. Returns the bots not retired."""
+    that were removed from the file. Submitted bots are left alone. Returns the bots not retired; the new
+    versions are appended to ``entered``."""
     snapshots = take_snapshots(config) if snapshots is None else snapshots
     listed = set()
     for entry in config.bots:
         listed.add(entry.name)
-        store.upsert_bot(league_id, entry.name, origin="config", spec=entry.spec, snapshot=snapshots.get(entry.name),
-                         games=entry.games, trusted=entry.trusted)
+        bot, new = store.upsert_bot(league_id, entry.name, origin="config", spec=entry.spec,
+                                    snapshot=snapshots.get(entry.name), games=entry.games, trusted=entry.trusted)
+        if new and entered is not None:
+            entered.append(bot)
     for bot in store.bots(league_id, include_retired=False):
         if bot.origin == "config" and bot.name not in listed:
             store.retire_bot(bot.id, "removed from the league file")
@@ -182,7 +187,8 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
                backend: str = "local", address: str | None = None,
-               progress: Callable[[int, int, Task, dict[str, Any]], None] | None = None) -> RunSummary:
+               progress: Callable[[int, int, Task, dict[str, Any]], None] | None = None,
+               on_start: Callable[[RunSummary], None] | None = None) -> RunSummary:
     """Plays (or resumes) a league and returns what this run did.
 
     Args:
@@ -192,6 +198,8 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
         backend: ``local`` (worker processes) or ``ray``.
         address: the Ray cluster (``ray`` backend; None starts or joins a local instance).
         progress: called after every stored game as ``progress(done, total, task, record)``.
+        on_start: called once the bots are entered and the schedule is known, before any game, with the summary
+            so far (``scheduled``, ``already``, ``duplicates``).
     """
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
@@ -208,7 +216,7 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     try:
         # one runner per store (the lock), then the store checked before anything is written (Store.open)
         with _stop_on_signals(), lock.acquire(path), Store.open(path, create=True) as store, worker_files():
-            _run(store, config, snapshots, summary, n, backend, address, progress)
+            _run(store, config, snapshots, summary, n, backend, address, progress, on_start)
     except Interrupted as stop:  # between games and stores: nothing half-done is left (transactions roll back)
         summary.interrupted = stop.name
     summary.elapsed = time.perf_counter() - started
@@ -216,7 +224,8 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
 
 
 def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary, n: int, backend: str,
-         address: str | None, progress: Callable[[int, int, Task, dict[str, Any]], None] | None) -> None:
+         address: str | None, progress: Callable[[int, int, Task, dict[str, Any]], None] | None,
+         on_start: Callable[[RunSummary], None] | None = None) -> None:
     """run_league's work once the store is locked, checked and open; fills in ``summary``."""
     existing = store.league(config.name)
     if existing is not None and existing.config.get("seed", config.seed) != config.seed:
@@ -224,7 +233,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
                           f"says {config.seed}; stored games keep their seeds, so use a new league name or "
                           "database for a new seed")
     league = store.ensure_league(config.name, config.to_dict())
-    sync_bots(store, league.id, config, snapshots)
+    entered: list[Bot] = []
+    sync_bots(store, league.id, config, snapshots, entered)
     del snapshots  # the store keeps them now; the writer loads the ones it plays
     bots = {b.id: b for b in store.bots(league.id)}
     fixtures = plan(store, league.id, config)
@@ -234,6 +244,11 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     summary.scheduled, summary.already = scheduled, scheduled - len(todo)
     summary.probation = [b.label for b in bots.values() if b.status == "probation"]
     store.rate_pending(league.id, before=todo[0].key if todo else None)
+    if on_start is not None:  # the progress shows done/total from the start, not after the first game
+        from arena.duplicates import twins, warning
+        everyone = list(bots.values())
+        summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
+        on_start(summary)
     if todo:
         stored = store.count_games(league.id)
         runner = _Writer(store, league.id, config, bots, todo, summary, progress)

@@ -664,6 +664,16 @@ class Store:
             args.append(limit)
         return [self._game(r) for r in self.conn.execute(sql, args)]
 
+    def iter_games(self, league_id: int, *, bot_id: int | None = None) -> Iterator[StoredGame]:
+        """A league's games (or one bot version's) in id order, read one at a time (exports of 100,000 games)."""
+        sql = "SELECT * FROM games WHERE league_id=?"
+        args: list[Any] = [league_id]
+        if bot_id is not None:
+            sql += " AND id IN (SELECT game_id FROM game_seats WHERE bot_id=?)"
+            args.append(bot_id)
+        for row in self.conn.execute(sql + " ORDER BY id", args):
+            yield self._game(row)
+
     def count_games(self, league_id: int) -> int:
         return int(self.conn.execute("SELECT count(*) FROM games WHERE league_id=?", (league_id,)).fetchone()[0])
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import click
@@ -20,25 +19,32 @@ from leaderboards.standings import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
 CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", "timeouts",
-              "crashes", "illegal", "memory", "protocol")
+              "crashes", "illegal", "memory", "protocol", "version", "spec", "status_reason")
+"""``spec``: a built-in bot's spec or a file bot's entry file; ``status_reason``: why it is on probation or retired."""
+H2H_CSV_FIELDS = ("bot", "opponent", "games", "wins", "draws", "losses", "win_rate")
 
 
 @click.command("leaderboard")
-@click.option("--league", "league_name", metavar="NAME", help="The league (needed when the store holds several).")
-@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+@click.option("--league", "league_name", metavar="NAME|FILE",
+              help="The league (needed when the store holds several): its name, or its league file (the store is "
+                   "then found as `arena league run` finds it).")
+@click.option("--db", default=None, metavar="PATH", help="The results store (default: the league file's, else "
+              "arena.sqlite).")
 @click.option("--game", "scope", metavar="SPEC", default=None, help="Ratings from one game spec of the league only.")
 @click.option("--h2h", is_flag=True, help="Also print the head-to-head matrix (win rates with game counts).")
 @click.option("--all", "include_retired", is_flag=True, help="Include retired bot versions.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (rows, and the matrix with --h2h).")
-@click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
-def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, include_retired: bool,
+@click.option("--csv", "as_csv", is_flag=True,
+              help="Print the table as CSV (with --h2h: the head-to-head instead, one line per pair of bots).")
+def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h: bool, include_retired: bool,
                 as_json: bool, as_csv: bool) -> None:
     """Print a league's TrueSkill leaderboard, ordered by mu - 3 sigma, with each bot's batch Elo, its 95% interval,
     its 95% rank range and its tied group (bots whose intervals overlap; docs/ratings.md)."""
     if as_json and as_csv:
         raise ConfigError("--json and --csv exclude each other; pick one")
-    if not Path(db).exists():
-        Store.open(db)  # the usual "no store at ..." message
+    from arena.commands.locate import league_store
+    path, league_name = league_store(league_name, db)
+    db = str(path)
     with Store.open(db, readonly=True) as store:  # a viewer: never migrates or writes
         league = store.find_league(league_name)
         scope = _scope(store, league.id, league.config, scope)
@@ -53,6 +59,12 @@ def leaderboard(league_name: str | None, db: str, scope: str | None, h2h: bool, 
         if cells is not None:
             out["head_to_head"] = cells
         click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
+    elif as_csv and cells is not None:  # one table per CSV: the matrix as pairs (said in --help, docs/leagues.md)
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=H2H_CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in c.items()} for c in cells)
+        click.echo(buf.getvalue(), nl=False)
     elif as_csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS + ELO_FIELDS, extrasaction="ignore", lineterminator="\n")

@@ -6,7 +6,6 @@ import sys
 from typing import Any
 
 import click
-from rich.console import Console
 
 from arena.errors import ArenaError
 from arena.text import markup, shown
@@ -56,31 +55,24 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     from leaderboards.standings import head_to_head, standings
     from leaderboards.store import Store
 
-    err = Console(stderr=True)
     relaxed = cfg.relaxed()
     if relaxed:  # on every run, before any game: the organiser must not forget it is on
         click.echo(f"arena: warning: league {shown(cfg.name)} runs with the sandbox relaxed: "
                    f"{shown('; '.join(relaxed))}", err=True)
-    progress_cb = None
-    bar = None
-    if not quiet and err.is_terminal:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-        bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), console=err, transient=True)
-        bar.start()
-        job = bar.add_task(f"league {markup(cfg.name)}", total=None)  # the description is parsed as markup
+    from arena.progress import Reporter
+    # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
+    reporter = Reporter(f"league {cfg.name}", quiet=quiet)
 
-        def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
-            bar.update(job, completed=done, total=total)
-            if record.get("overloaded"):  # at once, not only in the summary: the organiser can react mid-run
-                bar.console.print(f"[yellow]machine overloaded[/]: {markup(task.key)} abandoned (not forfeited), it is "
-                                  "replayed on the next run; lower --concurrency")
+    def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
+        reporter.advance(done)
+        if record.get("overloaded"):  # at once, not only in the summary: the organiser can react mid-run
+            reporter.note(f"[yellow]machine overloaded[/]: {markup(task.key)} abandoned (not forfeited), it is "
+                          "replayed on the next run; lower --concurrency")
     try:
         summary = run_league(cfg, db=db, concurrency=concurrency, backend=backend, address=address,
-                             progress=progress_cb)
+                             progress=progress_cb, on_start=lambda so_far: started(so_far, reporter))
     finally:
-        if bar is not None:
-            bar.stop()
+        reporter.stop()
     line = (f"league {shown(summary.league)}: {summary.played} games played in {summary.elapsed:.1f} s, "
             f"{summary.already} already stored, {summary.scheduled} scheduled")
     if summary.skipped:
@@ -102,6 +94,14 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
             print_h2h(console(), rows, head_to_head(store, lg.id, rows))
     sys.stdout.flush()
     return summary
+
+
+def started(so_far: Any, reporter: Any) -> None:
+    """The bots are entered and the schedule known: flag byte-identical bots, start the progress at 0/total."""
+    for line in so_far.duplicates:
+        click.echo(line, err=True)
+    if so_far.scheduled > so_far.already:  # (a resumed league with nothing left to play prints no 0/0)
+        reporter.start(so_far.scheduled - so_far.already)
 
 
 @league.command("status")

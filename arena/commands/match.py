@@ -7,11 +7,11 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
+from arena.progress import Reporter
 from arena.records import REASONS, GameRecord
 from arena.text import dumps, markup, text
 
@@ -130,12 +130,13 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="Two bots: stop as soon as a sequential probability ratio test decides between H0 (the first bot "
                    "is E0 Elo stronger) and H1 (E1 stronger); --games is the most it plays (docs/ratings.md).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
               help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
                    "printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
-          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None) -> None:
+          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None, quiet: bool = False) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     import games as games_pkg
@@ -172,9 +173,9 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
         err.print("[bold red]TRUSTED DEBUG MODE[/]: no sandbox and no time limits; never use it for code you do not trust")
     plan = schedule(len(bots), n_games, seed)
     records: list[tuple[list[int], GameRecord]] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=as_json) as progress:
-        task = progress.add_task(markup(g), total=n_games)  # parsed as markup: a game's name is escaped
+    # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
+    with Reporter(str(g), quiet=quiet, transient=as_json) as progress:
+        progress.start(n_games)
         for game_seed, seats in plan:
             rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
                             names=[labels[i] for i in seats], chance_key=key)
@@ -183,7 +184,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                 points.append(first_bot_points(seats, rec))
                 if len(points) % 2 == 0 and evaluate(sprt, points, paired=True).decision != "inconclusive":
                     break  # decided: the rest of --games would not change the verdict
-            progress.advance(task)
+            progress.advance()
     tot = totals(records, labels)
     verdict = None if sprt is None else evaluate(sprt, points, paired=len(points) >= 2)
     layers = records[0][1].info.get("sandbox", []) if records else []

@@ -36,8 +36,10 @@ def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: f
     """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
     plays each league game against random within the league's limits), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
+    from arena.duplicates import twins, warning
+    from arena import comp424
     from arena.snapshot import MB, take
-    path = Path(file)
+    path = Path(comp424.parse_agent_arg(file)[0] if comp424.is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
     # checked where it enters: a name is shown by every command and the dashboard (length, printable)
@@ -48,7 +50,8 @@ def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: f
         league = store.find_league(league_name)
         if max_bot_mb is None:
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb
-        snapshot = take(file, max_bytes=int(max_bot_mb * MB))  # what is validated is what is stored and played
+        snapshot = (comp424.enter(file, int(max_bot_mb * MB)) if comp424.is_agent_arg(file)  # what is validated is
+                    else take(file, max_bytes=int(max_bot_mb * MB)))  # what is stored and played
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":
             raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")
@@ -56,6 +59,9 @@ def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: f
         if problem:
             raise BotRefused(f"bot {name!r} refused: {problem}")
         bot, new = store.upsert_bot(league.id, name, origin="submit", snapshot=snapshot, reactivate=True)
+        same = twins(bot, store.bots(league.id), store.snapshot) if new else []
+    if same:  # flagged, not refused: the organiser decides (arena/duplicates.py)
+        click.echo(warning(bot, same), err=True)
     what = f"entered as {bot.label}" if new else f"unchanged ({bot.label}); probation lifted" \
         if current is not None and current.status == "probation" else f"unchanged ({bot.label})"
     click.echo(f"{shown(name)}: passed validation, {shown(what)} in league {shown(league.name)}; "

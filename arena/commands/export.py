@@ -1,0 +1,130 @@
+"""``arena export games --league L [--db PATH] [--csv | --json]``: every game of a league, for a spreadsheet or a script.
+
+Per game: id, time it finished (UTC), game, round, seed, players by seat, returns, terminations, failures with
+their reasons, number of moves (bot decisions) and of actions (chance included), and move-time percentiles.
+Names and failure details come from bots and users' files: CSV cells go through :func:`arena.text.csv_cell`,
+JSON through :func:`arena.text.dumps` (docs/architecture.md, "Untrusted text").
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from arena.commands.locate import LEAGUE_HELP, league_store
+from arena.errors import ConfigError
+from arena.text import csv_cell, dumps
+from leaderboards.store import Store, StoredGame
+
+CSV_FIELDS = ("id", "finished", "game", "round", "seed", "failures", "moves", "actions", "move_ms_p50", "move_ms_p90",
+              "move_ms_p99", "move_ms_max", "duration_s")
+"""Columns of ``--csv``, then per seat N: ``player_N``, ``return_N``, ``termination_N`` (as many seats as the
+league's largest game has; empty for a game with fewer)."""
+SEAT_FIELDS = ("player", "return", "termination")
+
+
+def iso(ts: float) -> str:
+    """A stored time (seconds since the epoch) as ISO 8601 UTC."""
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def move_times(wall_times: list[float]) -> dict[str, float | None]:
+    """p50/p90/p99/max of a game's move times in milliseconds (None without moves)."""
+    from arena.commands.match import percentile
+    out: dict[str, float | None] = {}
+    for q in (50, 90, 99):
+        p = percentile(wall_times, q)
+        out[f"p{q}"] = None if p is None else round(1000 * p, 3)
+    out["max"] = round(1000 * max(wall_times), 3) if wall_times else None
+    return out
+
+
+def game_row(g: StoredGame) -> dict[str, Any]:
+    """One game as exported (``--json``'s object; ``--csv`` flattens it)."""
+    return {
+        "id": g.id, "finished": iso(g.finished), "game": g.game, "base_game": g.base_game, "round": g.round,
+        "seed": g.seed, "schedule_key": g.schedule_key, "players": g.players, "bot_ids": g.seats,
+        "returns": g.returns, "terminations": g.terminations,
+        "failures": [{"seat": f["seat"], "bot": g.players[f["seat"]], "reason": f["reason"],
+                      "move_number": f["move_number"], "detail": f.get("detail", "")} for f in g.failures],
+        "moves": len(g.move_seats), "actions": len(g.history), "move_ms": move_times(g.wall_times),
+        "duration_s": round(g.duration, 3),
+    }
+
+
+def csv_fields(seats: int) -> list[str]:
+    return list(CSV_FIELDS[:5]) + [f"{f}_{s}" for s in range(seats) for f in SEAT_FIELDS] + list(CSV_FIELDS[5:])
+
+
+def league_seats(config: dict[str, Any]) -> int:
+    """The most seats of a game of the league (the stored config's games)."""
+    import games as games_pkg
+    most = 2
+    for spec in config.get("games", []):
+        try:
+            most = max(most, games_pkg.load(spec).num_players())
+        except Exception:  # noqa: BLE001 - a game this arena no longer has: its games still export
+            continue
+    return most
+
+
+def csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    ms = row["move_ms"]
+    fails = "; ".join(f"seat {f['seat']} {f['reason']} at action {f['move_number']}"
+                      + (f": {last_line(f['detail'])}" if last_line(f["detail"]) else "") for f in row["failures"])
+    flat = {**{k: row[k] for k in ("id", "finished", "game", "round", "seed", "moves", "actions", "duration_s")},
+            "failures": fails,
+            **{f"player_{s}": p for s, p in enumerate(row["players"])},
+            **{f"return_{s}": r for s, r in enumerate(row["returns"])},
+            **{f"termination_{s}": t for s, t in enumerate(row["terminations"])},
+            **{f"move_ms_{k}": v for k, v in ms.items()}}
+    return {k: csv_cell(v) for k, v in flat.items()}
+
+
+def last_line(detail: str) -> str:
+    """The line of a failure's detail that says what happened (a traceback's last line)."""
+    lines = [line for line in (detail or "").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def rows(store: Store, league_id: int) -> Iterator[dict[str, Any]]:
+    for g in store.iter_games(league_id):
+        yield game_row(g)
+
+
+@click.group("export")
+def export() -> None:
+    """Export a league's results (docs/report.md)."""
+
+
+@export.command("games")
+@click.option("--league", "league", metavar="NAME|FILE", default=None, help=LEAGUE_HELP)
+@click.option("--db", default=None, metavar="PATH", help="The results store (default: the league file's, else "
+              "arena.sqlite).")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV, one line per game (the default).")
+@click.option("--json", "as_json", is_flag=True, help="JSON: {league, games: [...]} with every failure's full detail.")
+def games_command(league: str | None, db: str | None, as_csv: bool, as_json: bool) -> None:
+    """Print every game of a league: id, time, game, players by seat, returns, terminations, failures with their
+    reasons, number of moves and move-time percentiles."""
+    if as_csv and as_json:
+        raise ConfigError("--json and --csv exclude each other; pick one")
+    path, name = league_store(league, db)
+    out = sys.stdout
+    with Store.open(path, readonly=True) as store:  # an export never writes
+        lg = store.find_league(name)
+        if as_json:  # streamed: a 100,000-game league is not held in memory twice
+            out.write('{"league": ' + dumps(lg.name) + ', "games": [')
+            for i, row in enumerate(rows(store, lg.id)):
+                out.write(("," if i else "") + "\n" + dumps(row))
+            out.write("\n]}\n")
+        else:
+            seats = league_seats(lg.config)
+            writer = csv.DictWriter(out, fieldnames=csv_fields(seats), lineterminator="\n", extrasaction="ignore")
+            writer.writeheader()
+            for row in rows(store, lg.id):
+                writer.writerow(csv_row(row))
+    out.flush()

@@ -1,0 +1,238 @@
+"""The organiser's results (issue 18 §1, §2, §4): progress on a pipe, `arena export games`, the leaderboard's CSV and
+league file, byte-identical bots flagged, `arena report` opened in a real headless browser."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.leaderboards.support import RANDOM_BOT, arena, write
+
+pytestmark = pytest.mark.xdist_group("report")
+
+HOSTILE = "</script><script>window.pwned=1</script>"
+CRASHY = """
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.n = 0
+
+    def step(self, state, limit):
+        self.n += 1
+        if self.n == 3:
+            raise RuntimeError("third move trouble")
+        return state.legal_actions()[0]
+"""
+LEAGUE = f"""
+name = "course"
+games = ["nim"]
+games_per_pairing = 2
+seed = 3
+database = "results/course.sqlite"
+probation_after = 0
+probation_failures = 0
+[limits]
+move_time = 2.0
+first_move_time = 20.0
+[[bots]]
+spec = "random"
+[[bots]]
+spec = "greedy"
+[[bots]]
+name = "{HOSTILE}"
+file = "crashy.py"
+[[bots]]
+name = "copycat"
+file = "copy_of_crashy.py"
+"""
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    """A played 4-bot Nim league (12 games) whose file sets `database`, and its run's output (stderr a pipe)."""
+    d = tmp_path_factory.mktemp("course")
+    write(d / "crashy.py", CRASHY)
+    write(d / "copy_of_crashy.py", CRASHY)
+    (d / "results").mkdir()
+    config = write(d / "league.toml", LEAGUE)
+    run = arena(d, "league", "run", str(config), "-j", "2")
+    assert run.returncode == 0, run.stderr
+    return d, config, run
+
+
+# -- §1 progress ---------------------------------------------------------------------------------------------------
+def test_a_league_run_into_a_log_shows_done_of_total_from_the_start(league):
+    _, _, run = league
+    assert "league course: 0/12 games (0%), no game finished yet" in run.stderr
+
+
+def test_quiet_and_a_resumed_league_print_no_progress(league):
+    d, config, _ = league
+    again = arena(d, "league", "run", str(config), "-q")
+    assert again.returncode == 0 and "games (" not in again.stderr and "0/0" not in again.stderr
+
+
+def test_match_shows_progress_in_a_log_and_quiet_silences_it(tmp_path):
+    loud = arena(tmp_path, "match", "nim", "random", "random", "--games", "2")
+    assert loud.returncode == 0, loud.stderr
+    assert "nim: 0/2 games (0%)" in loud.stderr
+    quiet = arena(tmp_path, "match", "nim", "random", "random", "--games", "2", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+# -- §2 byte-identical bots ----------------------------------------------------------------------------------------
+def test_a_league_file_bot_identical_to_another_is_flagged_when_it_enters(league):
+    _, _, run = league
+    assert "arena: warning: bot copycat is byte-identical to </script><script>window.pwned=1</script>" in run.stderr
+
+
+def test_a_submission_identical_to_another_bot_is_flagged(league, tmp_path):
+    d, _, _ = league
+    honest = write(tmp_path / "honest.py", RANDOM_BOT)
+    first = arena(d, "submit", str(honest), "--league", "course", "--name", "student8", "--db",
+                  "results/course.sqlite")
+    assert first.returncode == 0 and "byte-identical" not in first.stderr, first.stderr
+    copy = shutil.copy(honest, tmp_path / "mine.py")  # another file name, the same bytes
+    sub = arena(d, "submit", str(copy), "--league", "course", "--name", "student7", "--db", "results/course.sqlite")
+    assert sub.returncode == 0, sub.stderr
+    assert "arena: warning: bot student7 is byte-identical to student8" in sub.stderr
+
+
+# -- §2 export -----------------------------------------------------------------------------------------------------
+def test_export_games_csv_has_every_game_with_players_returns_failures_and_times(league):
+    d, config, _ = league
+    out = arena(d, "export", "games", "--league", str(config), "--csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) >= 12 and len({r["id"] for r in rows}) == len(rows)
+    crashed = [r for r in rows if "crash" in (r["termination_0"], r["termination_1"])]
+    assert crashed and all("crash at action" in r["failures"] and "third move trouble" in r["failures"]
+                           for r in crashed)
+    assert {r["player_0"] for r in rows} >= {"random", "greedy", HOSTILE, "copycat"}
+    for r in rows:
+        assert float(r["return_0"]) + float(r["return_1"]) == 0
+        assert float(r["move_ms_p50"]) <= float(r["move_ms_p90"]) <= float(r["move_ms_max"])
+        assert int(r["moves"]) >= 1 and r["finished"].endswith("+00:00")
+
+
+def test_export_games_json_keeps_each_failure_s_detail(league):
+    d, config, _ = league
+    out = arena(d, "export", "games", "--league", str(config), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["league"] == "course"
+    fails = [f for g in data["games"] for f in g["failures"]]
+    assert fails and all(f["reason"] == "crash" and "Traceback" in f["detail"] for f in fails)
+    assert all(len(g["players"]) == len(g["returns"]) == 2 for g in data["games"])
+
+
+def test_export_refuses_json_with_csv(league):
+    d, config, _ = league
+    both = arena(d, "export", "games", "--league", str(config), "--csv", "--json")
+    assert both.returncode == 2 and "exclude each other" in both.stderr
+
+
+# -- §2/§4 leaderboard ---------------------------------------------------------------------------------------------
+def test_leaderboard_takes_the_league_file_and_finds_its_database(league):
+    d, config, _ = league
+    by_name = arena(d, "leaderboard", "--league", "course")
+    assert by_name.returncode == 2 and "--league course.toml" in by_name.stderr  # the hint, not only "no store"
+    by_file = arena(d, "leaderboard", "--league", str(config))
+    assert by_file.returncode == 0, by_file.stderr
+    assert "course: " in by_file.stdout and "greedy" in by_file.stdout
+
+
+def test_leaderboard_csv_has_spec_version_and_status_reason(league):
+    d, config, _ = league
+    out = arena(d, "leaderboard", "--league", str(config), "--csv", "--all")
+    rows = {r["bot"]: r for r in csv.DictReader(io.StringIO(out.stdout))}
+    assert rows["greedy"]["spec"] == "greedy" and rows["copycat"]["spec"] == "copy_of_crashy.py"
+    assert rows["greedy"]["version"] == "1" and "status_reason" in rows["greedy"]
+
+
+def test_leaderboard_csv_with_h2h_prints_the_pairs(league):
+    d, config, _ = league
+    out = arena(d, "leaderboard", "--league", str(config), "--csv", "--h2h")
+    assert out.returncode == 0, out.stderr
+    pairs = list(csv.DictReader(io.StringIO(out.stdout)))
+    greedy = {p["opponent"]: p for p in pairs if p["bot"] == "greedy"}
+    assert greedy["random"]["games"] == "2" and greedy["random"]["wins"] == "2"
+
+
+# -- §2 the report, in a real browser --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def report(league):
+    d, config, _ = league
+    out = arena(d, "report", "--league", str(config), "--out", "rep")
+    assert out.returncode == 0, out.stderr
+    return d / "rep"
+
+
+def test_the_report_has_a_page_per_bot_with_failures_and_slowest_moves(report):
+    pages = sorted((report / "bots").glob("bot-*.html"))
+    assert len(pages) >= 4
+    crashy = next(p.read_text() for p in pages if "<h1>&lt;/script&gt;" in p.read_text())
+    assert "<script>" not in crashy and "&lt;/script&gt;" in crashy
+    assert "Failures (" in crashy and "third move trouble" in crashy and 'line 8, in step' in crashy
+    assert "Slowest moves" in crashy and 'replay.html#game=' in crashy
+    blob = (report / "data" / "games.js").read_text()
+    assert "</script" not in blob and "<\\/script" in blob
+
+
+def browser(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Debian's chromium, headless, driven by selenium (installed by .ci/run)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the test extra (pip install -e .[test])")
+    from selenium.webdriver.chrome.service import Service
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver):
+        pytest.skip("no chromium/chromedriver: `apt-get install chromium chromium-driver` (.ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+                 "--window-size=1200,900"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
+    from selenium.webdriver.common.by import By
+    b = browser(tmp_path)
+    try:
+        b.get((report / "index.html").as_uri())
+        rows = b.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+        names = [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows]
+        assert names[0] == "greedy" and HOSTILE in names and len(names) >= 4
+        assert b.execute_script("return window.pwned === undefined")  # the name stayed text
+        b.find_element(By.LINK_TEXT, HOSTILE).click()
+        assert "third move trouble" in b.find_element(By.CLASS_NAME, "failure").text
+        link = b.find_element(By.CSS_SELECTOR, ".failure a")
+        game_id = link.text
+        link.click()  # to the replay of the failed game
+        deadline = time.monotonic() + 20
+        while "game " + game_id not in b.find_element(By.ID, "title").text:
+            assert time.monotonic() < deadline, "the replay did not load"
+            time.sleep(0.1)
+        moves = b.find_elements(By.CSS_SELECTOR, "#moves li")
+        assert moves and "[" in moves[0].text and " ms]" in moves[0].text
+        assert "crash at action" in b.find_element(By.ID, "result").text
+        last = b.find_element(By.ID, "board").text
+        assert "current" in moves[-1].get_attribute("class")  # the last move is highlighted
+        b.find_element(By.ID, "first").click()
+        first = b.find_element(By.ID, "board").text
+        assert first and first != last and "action 0 of" in b.find_element(By.ID, "step").text
+        assert b.execute_script("return window.pwned === undefined")
+    finally:
+        b.quit()
+
+
+def test_report_refuses_a_file_as_out(league, tmp_path):
+    d, config, _ = league
+    target = write(tmp_path / "file.txt", "x")
+    out = arena(d, "report", "--league", str(config), "--out", str(target))
+    assert out.returncode == 2 and "is a file" in out.stderr
+    assert target.read_text() == "x"  # untouched
