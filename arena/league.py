@@ -49,6 +49,10 @@ class BotEntry:
     """A trusted bot file may run without the sandbox's mandatory layers."""
     entry: str | None = None
     """A folder bot's entry module (None: ``bot.py``)."""
+    format: str = "arena"
+    """``arena`` (a bot file or folder) or ``comp424`` (a COMP424 folder run unchanged, :mod:`arena.comp424`)."""
+    agent: str | None = None
+    """The COMP424 agent's registered name (None: ``student_agent``)."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,17 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
                 canon.append(c)
             plays = tuple(canon)
         source = path = None
-        if spec is not None:
+        if spec is not None and (table.format != "arena" or table.agent is not None):
+            raise fail(f"bots[{i}].format and agent are for a bot file or folder (file = ...), not a built-in spec")
+        if table.format == "comp424":
+            from arena.comp424 import check_entry
+            try:
+                path = check_entry(base, file, table.entry, plays or specs)
+            except ValueError as exc:
+                raise fail(f"bots[{i}]: {exc}") from None
+        elif table.agent is not None:
+            raise fail(f"bots[{i}].agent is for format = \"comp424\" only")
+        elif spec is not None:
             if table.entry is not None:
                 raise fail(f"bots[{i}].entry is only for a folder bot (file = \"folder\"), not a built-in spec")
             try:
@@ -265,7 +279,7 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
         if any(e.name == name for e in entries):
             raise fail(f"bot name {name!r} is used twice; give each bot a unique name = \"...\"")
         entries.append(BotEntry(name=name, spec=spec, file=path, source=source, games=plays, trusted=table.trusted,
-                                entry=table.entry))
+                                entry=table.entry, format=table.format, agent=table.agent))
     return entries
 
 

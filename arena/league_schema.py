@@ -82,6 +82,11 @@ class BotTable(BaseModel):
     """A bot file or folder, relative to the league file."""
     entry: NonEmpty | None = None
     """For a folder bot: its entry module, relative to the folder (left out: `bot.py`)."""
+    format: Literal["arena", "comp424"] = "arena"
+    """How `file` runs: `arena` (a bot file, or a folder with `class Bot` in its entry) or `comp424` (a COMP424
+    course checkout or hand-in, unchanged; colosseum only; docs/comp424.md)."""
+    agent: NonEmpty | None = None
+    """With `format = "comp424"`: the registered name of the agent to run (left out: `student_agent`)."""
     games: Specs | None = Field(None, json_schema_extra=_SPECS)
     """Only these of the league's games (left out: all of them)."""
     trusted: bool = False

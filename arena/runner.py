@@ -118,8 +118,11 @@ def take_snapshots(config: LeagueConfig) -> dict[str, Snapshot]:
     Raises:
         ConfigError: a bot over ``limits.max_bot_mb``, without its entry file, or with a symlink inside.
     """
-    return {entry.name: take(entry.file, entry.entry, int(config.limits.max_bot_mb * MB),
-                             setting="max_bot_mb in the league's [limits]")
+    from arena.comp424 import DEFAULT_AGENT, take_agent
+    setting = "max_bot_mb in the league's [limits]"
+    return {entry.name: take_agent(entry.file, entry.agent or DEFAULT_AGENT, int(config.limits.max_bot_mb * MB),
+                                   setting=setting) if entry.format == "comp424" else
+            take(entry.file, entry.entry, int(config.limits.max_bot_mb * MB), setting=setting)
             for entry in config.bots if entry.file is not None}
 
 

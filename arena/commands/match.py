@@ -142,6 +142,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     import games as games_pkg
     from arena.chance import new_key, parse_key
     from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
+    from arena import comp424
     from arena.snapshot import MB, take
 
     if n_games < 1:
@@ -163,7 +164,9 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
                     trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
-    entered = [take(b, max_bytes=int(max_bot_mb * MB)) if is_bot_file(b) else b for b in bots]
+    # comp424:PATH is a COMP424 course folder, run unchanged (arena.comp424)
+    entered = [comp424.enter(b, int(max_bot_mb * MB)) if comp424.is_agent_arg(b) else
+               take(b, max_bytes=int(max_bot_mb * MB)) if is_bot_file(b) else b for b in bots]
     for b in entered:
         describe_bot(b, g)
     check_untrusted_allowed(entered, limits)
