@@ -22,6 +22,7 @@ from arena.league_schema import (
     LeagueFile,
 )
 from arena.limits import Limits
+from arena.openings import OpeningBook, check_book, read_book
 from arena.schema import explain, show
 from arena.text import name_problem, quoted
 from games.errors import GameSpecError
@@ -81,6 +82,17 @@ class LeagueConfig:
     (0: never)."""
     tables: str = "auto"
     """Tables of 3-4 player games: all combinations, a balanced subset, or auto (docs/leagues.md)."""
+    format: str = "round_robin"
+    """``round_robin`` or ``gauntlet`` (only tables with a challenger play)."""
+    challengers: tuple[str, ...] = ()
+    """A gauntlet's bots under test (names)."""
+    openings: OpeningBook | None = None
+    """Varied openings (:mod:`arena.openings`); None: every game from the start."""
+    schedule: str = "full"
+    """``full`` or ``adaptive`` (:mod:`arena.adaptive`)."""
+    stop: dict[str, Any] = field(default_factory=dict)
+    """An adaptive schedule's stopping rule: ``top`` (None with ``rank_all``), ``rank_all``, ``confidence``,
+    ``batch``."""
     path: Path | None = None
 
     def seats(self, game: str) -> int:
@@ -102,7 +114,11 @@ class LeagueConfig:
                 "seed": self.seed, "limits": self.limits.to_dict(), "on_failure": self.on_failure,
                 "probation_after": self.probation_after, "probation_window": self.probation_window,
                 "probation_failures": self.probation_failures, "tables": self.tables,
-                "sandbox_relaxed": self.relaxed(), "path": str(self.path) if self.path else None}
+                "sandbox_relaxed": self.relaxed(), "path": str(self.path) if self.path else None,
+                **({"format": self.format, "challengers": list(self.challengers)} if self.format != "round_robin"
+                   else {}),
+                **({"openings": self.openings.to_dict()} if self.openings else {}),
+                **({"schedule": self.schedule, "stop": self.stop} if self.schedule != "full" else {})}
 
 
 def stored_relaxed(config: dict[str, Any]) -> list[str]:
@@ -198,12 +214,64 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         players = [b for b in bots if b.games is None or spec in b.games]
         if len(players) < k:
             raise fail(f"{spec} needs at least {k} bots that play it, the league has {len(players)}")
+    challengers, book, stop = _ranking_keys(top, bots, specs, seat_counts, base, fail)
     return LeagueConfig(name=name, games=tuple(specs), bots=tuple(bots), games_per_pairing=gpp, seed=top.seed,
                         limits=limits, concurrency=top.concurrency,
                         database=None if top.database is None else (base / top.database),
                         on_failure=top.on_failure, probation_after=top.probation_after,
                         probation_window=top.probation_window, probation_failures=top.probation_failures,
-                        tables=top.tables, path=path)
+                        tables=top.tables, path=path, format=top.format, challengers=challengers, openings=book,
+                        schedule=top.schedule, stop=stop)
+
+
+def _ranking_keys(top: LeagueFile, bots: list[BotEntry], specs: list[str], seat_counts: dict[str, int], base: Path,
+                  fail: Any) -> tuple[tuple[str, ...], OpeningBook | None, dict[str, Any]]:
+    """``format``/``challengers``, ``openings`` and ``schedule``/``stop`` (issue 17; docs/ratings.md), checked
+    against the bots and games."""
+    names = [b.name for b in bots]
+    challengers: tuple[str, ...] = ()
+    if top.format == "gauntlet":
+        if not top.challengers:
+            raise fail('format = "gauntlet" needs challengers = ["bot name", ...]: the bots under test')
+        for c in top.challengers:
+            if c not in names:
+                raise fail(f"challengers: {quoted(c)} is not a bot of this league; its bots: "
+                           f"{', '.join(quoted(n) for n in names)}")
+        challengers = tuple(dict.fromkeys(top.challengers))
+    elif top.challengers is not None:
+        raise fail('challengers is only for format = "gauntlet"; add format = "gauntlet" or remove challengers')
+    book = None
+    if top.openings is not None:
+        if (top.openings.plies is None) == (top.openings.file is None):
+            raise fail("openings needs exactly one of plies (random openings of N moves) or file (one per line), "
+                       "e.g. openings = { plies = 4 }")
+        if top.openings.plies is not None:
+            book = OpeningBook(plies=top.openings.plies)
+        else:
+            try:
+                book = OpeningBook(lines=read_book(base / top.openings.file), file=top.openings.file)
+                for spec in specs:
+                    check_book(book, spec)
+            except ConfigError as exc:
+                raise fail(str(exc)) from None
+    stop: dict[str, Any] = {}
+    if top.schedule == "adaptive":
+        if top.format == "gauntlet":
+            raise fail('schedule = "adaptive" ranks the whole league; a gauntlet plays its fixed fixtures '
+                       '(use schedule = "full")')
+        many = [s for s, k in seat_counts.items() if k != 2]
+        if many:
+            raise fail(f'schedule = "adaptive" chooses pairings of two bots; {many[0]} has {seat_counts[many[0]]} '
+                       'seats (use schedule = "full")')
+        rule = top.stop
+        stop = {"top": None if rule is not None and rule.rank_all and rule.top is None else
+                min(rule.top if rule is not None and rule.top is not None else 10, len(bots)),
+                "rank_all": bool(rule is not None and rule.rank_all),
+                "confidence": rule.confidence if rule is not None else 0.95,
+                "batch": rule.batch if rule is not None else None}
+    elif top.stop is not None:
+        raise fail('stop is only for schedule = "adaptive"; add schedule = "adaptive" or remove stop')
+    return challengers, book, stop
 
 
 def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list[BotEntry]:

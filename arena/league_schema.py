@@ -28,6 +28,34 @@ Specs = Annotated[list[NonEmpty], BeforeValidator(_one_or_many), Field(min_lengt
 _SPECS = {"type": "string or list of strings", "allowed": "a game spec or a non-empty list of game specs"}
 
 
+class Openings(BaseModel):
+    """The `openings` table: games start from varied positions (docs/ratings.md)."""
+
+    model_config = STRICT
+
+    plies: Annotated[int, Field(ge=1, le=200)] | None = None
+    """Each pair of games starts from a random (seeded) opening of this many legal moves, played once in each
+    seat order."""
+    file: NonEmpty | None = None
+    """A file of openings, relative to the league file: one per line, the actions as integers separated by spaces
+    or commas (`#` starts a comment); exactly one of `plies` and `file`."""
+
+
+class Stop(BaseModel):
+    """The `stop` table of an adaptive schedule: when the ranking is certain enough."""
+
+    model_config = STRICT
+
+    top: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Stop when the set of the best `top` bots is certain (left out with `rank_all` false: 10)."""
+    rank_all: bool = False
+    """Stop only when every neighbouring pair of the whole order is certain."""
+    confidence: Annotated[float, Field(ge=0.5, le=0.9999)] = 0.95
+    """How certain: each deciding pair is ordered with at least this probability."""
+    batch: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Pairings per batch (left out: the number of bots)."""
+
+
 class LeagueFile(BaseModel):
     """The top level of a league file."""
 
@@ -67,6 +95,21 @@ class LeagueFile(BaseModel):
     (0: never for a rate; at most `probation_window`)."""
     tables: Literal["auto", "all", "balanced"] = "auto"
     """Tables of 3-4 player games: every combination, a balanced subset, or `auto` (see Schedule)."""
+    format: Literal["round_robin", "gauntlet"] = "round_robin"
+    """`round_robin`: every table of bots plays; `gauntlet`: only tables with a challenger in them (the field does
+    not play itself)."""
+    challengers: list[NonEmpty] | None = Field(None, json_schema_extra={
+        "type": "list of strings", "allowed": "names of the league's bots (with format = \"gauntlet\")"})
+    """The bots under test in a gauntlet: each plays every other bot."""
+    openings: Openings | None = Field(None, json_schema_extra={
+        "type": "table", "default": "none: every game from the start", "allowed": "a table of the keys below"})
+    """Varied openings (the `openings` table below), recorded in each game and replayed."""
+    schedule: Literal["full", "adaptive"] = "full"
+    """`full`: every fixture is played; `adaptive`: batches of pairings where the ranking is least certain, until
+    `stop` holds (docs/ratings.md)."""
+    stop: Stop | None = Field(None, json_schema_extra={
+        "type": "table", "default": "top = 10, confidence = 0.95", "allowed": "a table of the keys below"})
+    """When an adaptive schedule stops (the `stop` table below)."""
 
 
 class BotTable(BaseModel):
@@ -99,6 +142,8 @@ def tables() -> str:
     return "\n\n".join([
         "Top level:\n\n" + docs_table(docs_rows(LeagueFile)),
         "`[limits]`:\n\n" + docs_table(docs_rows(Limits, "limits.")),
+        "`openings` (e.g. `openings = { plies = 4 }`):\n\n" + docs_table(docs_rows(Openings, "openings.")),
+        "`stop` (e.g. `stop = { top = 10, confidence = 0.95 }`):\n\n" + docs_table(docs_rows(Stop, "stop.")),
         "`[[bots]]` (or a bare spec string):\n\n" + docs_table(docs_rows(BotTable, "bots[].")),
     ])
 

@@ -39,7 +39,8 @@ def substitute_move(state: Any, legal: list[int], rng: random.Random) -> int:
 
 def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,
          on_failure: str = "raise", max_moves: int | None = None, players: Sequence[str] | None = None,
-         observer: Callable[[Any, int, int], None] | None = None, chance_key: bytes | None = None) -> GameRecord:
+         observer: Callable[[Any, int, int], None] | None = None, chance_key: bytes | None = None,
+         opening: Sequence[int] = ()) -> GameRecord:
     """Plays one game of ``game`` between ``bots`` (one per seat) and returns its record.
 
     Args:
@@ -55,6 +56,8 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         max_moves: adjudicate a draw after this many decisions (games like Double Step with passes can loop).
         players: names for the record (default: the bots' ``name`` attributes).
         observer: called as ``observer(state, seat, action)`` after every action (progress displays).
+        opening: moves played before the first decision (:mod:`arena.openings`; while legal and not ending the game),
+            told to every bot and recorded as ``info["opening"]``.
     """
     import games as games_pkg
 
@@ -78,6 +81,12 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         for seat, bot in enumerate(bots):
             if seat != mover and hasattr(bot, "inform"):
                 bot.inform(action)
+
+    if opening:
+        from arena.openings import apply_opening
+        record.info["opening"] = apply_opening(state, opening)
+        for action in record.info["opening"]:
+            tell_others(-1, action)  # nobody chose it: every bot is told, as of a chance outcome
 
     while not state.is_terminal():
         seat = state.current_player()

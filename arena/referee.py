@@ -91,7 +91,7 @@ def check_untrusted_allowed(bots: Sequence[str | Snapshot], limits: Limits) -> N
 def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limits = Limits(), *,
               on_failure: str = "lose", names: Sequence[str] | None = None,
               observer: Callable | None = None, max_moves: int | None = None,
-              chance_key: bytes | None = None) -> GameRecord:
+              chance_key: bytes | None = None, opening: Sequence[int] = ()) -> GameRecord:
     """Plays one game with each bot sandboxed in its own process and returns its record.
 
     Args:
@@ -109,6 +109,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         max_moves: adjudicate a draw after this many decisions (default: the game's maximum length).
         chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
+        opening: moves played before the first decision (:mod:`arena.openings`), recorded in the record.
 
     Raises:
         ConfigError, GameSpecError: bad game, bot, option (before any process starts).
@@ -134,7 +135,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         except NotImplementedError:
             max_moves = None
     if limits.debug:
-        return _play_debug(game, descriptions, seed, limits, on_failure, names, observer, max_moves, chance_key)
+        return _play_debug(game, descriptions, seed, limits, on_failure, names, observer, max_moves, chance_key,
+                           opening)
     check_untrusted_allowed(bots, limits)
 
     from arena.sandbox import check
@@ -160,7 +162,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             return Limit(time=limits.time_for(p._moves), memory_mb=limits.memory_mb, first_move=p._moves == 0)
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
-                      players=names, observer=observer, chance_key=chance_key)
+                      players=names, observer=observer, chance_key=chance_key, opening=opening)
     finally:
         for p in proxies:
             p.close()
@@ -213,7 +215,8 @@ def load_bot_file(path: str, game: Any, seat: int, seed: int) -> Any:
 
 
 def _play_debug(game: Any, descriptions: list[dict[str, Any]], seed: int, limits: Limits, on_failure: str,
-                names: list[str], observer: Callable | None, max_moves: int | None, chance_key: bytes) -> GameRecord:
+                names: list[str], observer: Callable | None, max_moves: int | None, chance_key: bytes,
+                opening: Sequence[int] = ()) -> GameRecord:
     """TRUSTED DEBUG MODE: bots run inside this process, no sandbox, no time limits (use a debugger freely)."""
     import bots as bots_pkg
     objs = []
@@ -222,7 +225,8 @@ def _play_debug(game: Any, descriptions: list[dict[str, Any]], seed: int, limits
         objs.append(load_bot_file(desc["path"], game, seat, s) if desc["kind"] == "file"
                     else bots_pkg.make(desc["spec"], game, seat, s))
     record = play(game, objs, seed, limit=lambda seat, k: Limit(time=None, memory_mb=limits.memory_mb),
-                  on_failure=on_failure, max_moves=max_moves, players=names, observer=observer, chance_key=chance_key)
+                  on_failure=on_failure, max_moves=max_moves, players=names, observer=observer, chance_key=chance_key,
+                  opening=opening)
     record.info["sandbox"] = []
     record.info["debug"] = "TRUSTED DEBUG MODE: no sandbox, no time limits"
     return record

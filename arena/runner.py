@@ -53,6 +53,8 @@ class Task:
     each against its digest before writing it for the bot process."""
     chance_key: bytes | None = None
     """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
+    opening: tuple[int, ...] = ()
+    """Moves played before the first decision (the league's ``openings``, :mod:`arena.openings`)."""
 
 
 @dataclass
@@ -98,7 +100,8 @@ def play_task(task: Task) -> dict[str, Any]:
     try:
         bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
         record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
-                            names=list(task.names), chance_key=task.chance_key)
+                            names=list(task.names), chance_key=task.chance_key,
+                            opening=task.opening)
         return record.to_dict()
     except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
         return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}", "overloaded": True}
@@ -150,7 +153,8 @@ def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
     active = [b for b in store.bots(league_id, include_retired=False) if b.status == "active"]
     players = {g: [b.id for b in active if b.plays(g)] for g in config.games}
     return league_schedule([(g, config.seats(g)) for g in config.games], players, config.games_per_pairing,
-                           config.seed, mode=config.tables)
+                           config.seed, mode=config.tables,
+                           challengers=[b.id for b in active if b.name in config.challengers] if config.challengers else None)
 
 
 def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
@@ -185,7 +189,8 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
     trusted = config.limits.trusted or (bool(file_bots) and all(b.trusted for b in file_bots))
     limits = config.limits.with_(trusted=trusted).to_dict()
     return Task(fixture.key, fixture.game, fixture.round, fixture.seats, tuple(specs),
-                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files, chance_key)
+                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files, chance_key,
+                config.openings.opening(fixture.game, fixture.seed, fixture.round) if config.openings else ())
 
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,

@@ -12,6 +12,8 @@
 - **Duplicate seeds.** All games of one game spec in one round share one seed (derived from the base
   seed, the spec and the round): every rotation of every table sees the same Nim pile, Colosseum
   board and card sequence, so luck cancels out.
+- **Gauntlets.** With ``challengers`` only the tables with at least one challenger are played: each challenger
+  meets every other bot, the field does not play itself (testing a new version against a pool).
 - **Keys.** A fixture's key ``RRRRRR|spec|bot.bot...|rotation`` is unique in its league and sorts in
   schedule order (round first). The store refuses a second game with the same key, and ratings are
   computed in key order, so completion order (concurrency, crashes, resumes) never changes them.
@@ -22,7 +24,7 @@ import gc
 import hashlib
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from games.seeding import splitmix64
@@ -73,7 +75,7 @@ def tables(bots: Sequence[int], k: int, *, mode: str = "auto", base_seed: int = 
 
 
 def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequence[int]], games_per_pairing: int,
-                    base_seed: int, *, mode: str = "auto") -> list[Fixture]:
+                    base_seed: int, *, mode: str = "auto", challengers: Collection[int] | None = None) -> list[Fixture]:
     """Every fixture of a league, in key order.
 
     Args:
@@ -82,18 +84,20 @@ def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequ
         games_per_pairing: games per table and game spec (a multiple of the seats).
         base_seed: the league's seed.
         mode: how tables of 3-4 player games are chosen (``auto``, ``all``, ``balanced``).
+        challengers: a gauntlet's bots under test (None: a round robin).
     """
     paused = gc.isenabled()
     gc.disable()  # 100,000s of new tuples and no cycles: collections would traverse them again and again (half the time)
     try:
-        return _build(games, players, games_per_pairing, base_seed, mode)
+        return _build(games, players, games_per_pairing, base_seed, mode,
+                      None if challengers is None else frozenset(challengers))
     finally:
         if paused:
             gc.enable()
 
 
 def _build(games: Sequence[tuple[str, int]], players: Mapping[str, Sequence[int]], games_per_pairing: int,
-           base_seed: int, mode: str) -> list[Fixture]:
+           base_seed: int, mode: str, challengers: frozenset[int] | None) -> list[Fixture]:
     fixtures: list[Fixture] = []
     # Built in key order (round, then game spec, then table, then rotation), so no sort of 100,000s of keys:
     # a spec sorts by its text followed by the key's "|"; tables come ascending (ids are zero-padded).
@@ -109,6 +113,8 @@ def _build(games: Sequence[tuple[str, int]], players: Mapping[str, Sequence[int]
             seed = game_seed(base_seed, game, round_)
             prefix = f"{round_:06d}|{game}|"
             for table in tables(ids[game], k, mode=mode, base_seed=base_seed, round_=round_):
+                if challengers is not None and challengers.isdisjoint(table):
+                    continue  # a gauntlet: the field does not play itself
                 known = seen.get(table)
                 if known is None:  # round robin tables repeat every round: build their strings once
                     known = seen[table] = (".".join(padded[b] for b in table) + "|", rotations(table))

@@ -151,6 +151,9 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     draws = chance_rng(g.seed, chance_key) if keyed else None
     substitutes = substitute_rng(g.seed, chance_key) if keyed else None
     substituted = {f["move_number"]: f["substituted"] for f in g.failures if f.get("substituted") is not None}
+    opening = list(g.info.get("opening", ()))  # moves nobody chose (arena/openings.py): not in move_seats
+    if g.history[:len(opening)] != opening:
+        raise Divergence(f"game {g.id} diverges at its opening: the history does not start with it ({opening})")
     for i, action in enumerate(g.history):
         where = f"game {g.id} diverges at action {i + 1}"
         if state.is_terminal():
@@ -162,6 +165,10 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
                 raise Divergence(f"{where}: chance outcome {action} is impossible here (possible: {outcomes})")
             if draws is not None and action != (drawn := sample_chance(state, draws)):
                 raise Divergence(f"{where}: chance outcome {action} is not what the chance key drew ({drawn})")
+        elif i < len(opening):
+            legal = state.legal_actions()
+            if action not in legal:
+                raise Divergence(f"{where}: opening move {action} is illegal (legal: {legal[:20]})")
         else:
             if decision < len(g.move_seats) and g.move_seats[decision] != seat:
                 raise Divergence(f"{where}: stored mover is seat {g.move_seats[decision]}, the game says seat {seat}")
