@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 from arena.chance import chance_rng, key_id, substitute_rng
 from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
-from arena.records import NORMAL, Failure, GameRecord, forfeit_returns
+from arena.outcome import Termination, decide
+from arena.records import Failure, GameRecord
 from bots.base import Limit
 
 ON_FAILURE = ("raise", "lose", "random_move")
@@ -68,7 +69,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
     if len(bots) != n:
         raise ValueError(f"{game} needs {n} bots, got {len(bots)}")
     names = list(players) if players is not None else [getattr(b, "name", type(b).__name__) for b in bots]
-    record = GameRecord(game=str(game), seed=seed, players=names, terminations=[NORMAL] * n)
+    record = GameRecord(game=str(game), seed=seed, players=names, terminations=[Termination.NORMAL] * n)
     rng = chance_rng(seed, chance_key)
     fallback_rng = substitute_rng(seed, chance_key)
     if chance_key is not None:
@@ -76,6 +77,8 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
     state = game.new_initial_state()
     started = time.perf_counter()
     decisions = 0
+    forfeit: tuple[int, str] | None = None  # (seat, reason): the failure that ended the game
+    adjudicated: str | None = None
 
     def tell_others(mover: int, action: int) -> None:
         for seat, bot in enumerate(bots):
@@ -98,8 +101,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
                 observer(state, seat, action)
             continue
         if max_moves is not None and decisions >= max_moves:
-            record.info["adjudicated"] = f"draw after {max_moves} moves"
-            record.returns = [0.0] * n
+            adjudicated = f"draw after {max_moves} moves"
             break
         move_limit = limit(seat, decisions) if callable(limit) else (limit or Limit())
         legal = state.legal_actions()
@@ -128,8 +130,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
                 record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000], action))
             else:
                 record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000]))
-                record.terminations[seat] = exc.reason
-                record.returns = forfeit_returns(n, seat, game.min_utility())
+                forfeit = (seat, exc.reason)
                 record.move_seats.append(seat)
                 record.wall_times.append(wall)
                 record.cpu_times.append(cpu)
@@ -143,7 +144,9 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         if observer:
             observer(state, seat, action)
     record.history = state.history()
-    if state.is_terminal():
-        record.returns = state.returns()
+    outcome = decide(state, forfeit=forfeit, adjudicated=adjudicated)  # who won and why: arena.outcome alone
+    record.returns, record.terminations = list(outcome.returns), list(outcome.terminations)
+    if outcome.termination is Termination.ADJUDICATED:
+        record.info["adjudicated"] = outcome.reason
     record.duration = time.perf_counter() - started
     return record

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.runner import Task, play_task
+from arena.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
 
 
 def _ray() -> Any:
@@ -45,7 +45,7 @@ class RayBackend:
         self.concurrency = concurrency or cpus
         self.remote = ray.remote(num_cpus=1, max_retries=0)(_play_remote)
 
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
         running: dict[Any, Task] = {}
         exhausted = False
         while True:
@@ -61,9 +61,9 @@ class RayBackend:
             for ref in ready:
                 task = running.pop(ref)
                 try:
-                    result = self.ray.get(ref)
+                    result: TaskResult = decode_result(self.ray.get(ref))
                 except Exception as exc:  # noqa: BLE001 - a lost worker: the game is retried next run
-                    result = {"error": f"ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"}
+                    result = TaskFailure(f"ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
                 yield task, result
 
     def close(self) -> None:
@@ -77,4 +77,4 @@ def _play_remote(task: Task) -> dict[str, Any]:
     game ends: a long-lived Ray worker keeps nothing."""
     from arena.snapshot import scoped_root
     with scoped_root():
-        return play_task(task)
+        return encode_result(play_task(task))

@@ -8,14 +8,29 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Per-seat termination reasons (DESIGN.md).
-NORMAL = "normal"
-TIMEOUT = "timeout"
-CRASH = "crash"
-ILLEGAL = "illegal"
-MEMORY = "memory"
-PROTOCOL = "protocol"
+from arena.outcome import Termination, forfeit_returns, winner
+
+# Per-seat termination reasons (DESIGN.md): the words of arena.outcome.Termination.
+NORMAL = Termination.NORMAL
+TIMEOUT = Termination.TIMEOUT
+CRASH = Termination.CRASH
+ILLEGAL = Termination.ILLEGAL
+MEMORY = Termination.MEMORY
+PROTOCOL = Termination.PROTOCOL
 REASONS = (NORMAL, TIMEOUT, CRASH, ILLEGAL, MEMORY, PROTOCOL)
+
+RECORD_SCHEMA = 1
+"""The version of :meth:`GameRecord.to_dict`'s shape: what a worker, a Ray task, the store and ``arena match --json``
+exchange. A reader refuses a newer one by name instead of misreading it."""
+
+__all__ = ["CRASH", "ILLEGAL", "MEMORY", "NORMAL", "PROTOCOL", "REASONS", "RECORD_SCHEMA", "TIMEOUT", "Failure",
+           "GameRecord", "RecordSchemaError", "Termination", "forfeit_returns"]
+
+
+class RecordSchemaError(ValueError):
+    """A record written by a newer arena (its ``schema`` is above :data:`RECORD_SCHEMA`)."""
+
+
 
 
 @dataclass
@@ -69,21 +84,28 @@ class GameRecord:
 
     def winner(self) -> int | None:
         """The seat with the strictly highest return, or None for a draw."""
-        best = max(self.returns)
-        top = [i for i, r in enumerate(self.returns) if r == best]
-        return top[0] if len(top) == 1 else None
+        return winner(self.returns)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The record as plain JSON data, in schema :data:`RECORD_SCHEMA` (the ``schema`` key)."""
+        data = asdict(self)
+        data["terminations"] = [str(t) for t in self.terminations]
+        for failure in data["failures"]:
+            failure["reason"] = str(failure["reason"])
+        data["schema"] = RECORD_SCHEMA
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
+        """A record from :meth:`to_dict`'s data (a record without ``schema`` is of schema 1's shape).
+
+        Raises:
+            RecordSchemaError: written by a newer arena.
+        """
         data = dict(data)
+        schema = data.pop("schema", RECORD_SCHEMA)
+        if not isinstance(schema, int) or schema > RECORD_SCHEMA:
+            raise RecordSchemaError(f"a game record of schema {schema!r}; this arena reads up to schema "
+                                    f"{RECORD_SCHEMA}: upgrade arena")
         data["failures"] = [Failure(**f) for f in data.get("failures", [])]
         return cls(**data)
-
-
-def forfeit_returns(num_players: int, loser: int, min_utility: float = -1.0) -> list[float]:
-    """Returns after ``loser`` forfeits: it gets the loss, the others share the win (zero sum)."""
-    others = -min_utility / (num_players - 1)
-    return [min_utility if seat == loser else others for seat in range(num_players)]

@@ -26,35 +26,12 @@ from arena.league import LeagueConfig
 from arena.limits import Limits
 from arena.schedule import Fixture, league_schedule
 from arena.snapshot import MB, Snapshot, take, worker_files
+from arena.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
 from leaderboards import lock
 from leaderboards.probation import ProbationRule
 from leaderboards.store import DEFAULT_DB, Bot, Store
 
 BACKENDS = ("local", "ray")
-
-
-@dataclass(frozen=True)
-class Task:
-    """Everything a worker needs to play one fixture (picklable, no store access)."""
-
-    key: str
-    game: str
-    round: int
-    seats: tuple[int, ...]
-    """Bot id per seat."""
-    bots: tuple[str, ...]
-    """Per seat: a built-in spec, or ``file:<content hash>`` (a key of ``files``)."""
-    names: tuple[str, ...]
-    seed: int
-    limits: dict[str, Any]
-    on_failure: str
-    files: dict[str, Snapshot] = field(default_factory=dict)
-    """content hash -> snapshot of the file bots at this table: they travel with the task, and the worker checks
-    each against its digest before writing it for the bot process."""
-    chance_key: bytes | None = None
-    """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
-    opening: tuple[int, ...] = ()
-    """Moves played before the first decision (the league's ``openings``, :mod:`arena.openings`)."""
 
 
 @dataclass
@@ -85,33 +62,11 @@ class RunSummary:
 
 
 class Backend(Protocol):
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
         """Runs tasks (pulled lazily, as slots free up) and yields (task, result) as games finish."""
         ...
 
     def close(self) -> None: ...
-
-
-# -- playing one game (runs in a worker) ---------------------------------------------------------
-def play_task(task: Task) -> dict[str, Any]:
-    """Plays one fixture through the referee and returns the record as a dict (``{"error": ...}`` when the
-    referee itself failed). The referee writes the task's snapshots into this process's private bot root
-    (:mod:`arena.snapshot`), checked against their digests; the root goes when the process exits."""
-    try:
-        bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
-        record = _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
-                            names=list(task.names), chance_key=task.chance_key,
-                            opening=task.opening)
-        return record.to_dict()
-    except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
-        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}", "overloaded": True}
-    except Exception as exc:  # noqa: BLE001 - reported by the writer, the game is retried next run
-        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
-
-
-def _referee() -> Callable[..., Any]:
-    from arena.referee import play_game
-    return play_game
 
 
 # -- the writer --------------------------------------------------------------------------------------
@@ -195,7 +150,7 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
                backend: str = "local", address: str | None = None,
-               progress: Callable[[int, int, Task, dict[str, Any]], None] | None = None,
+               progress: Callable[[int, int, Task, TaskResult], None] | None = None,
                on_start: Callable[[RunSummary], None] | None = None) -> RunSummary:
     """Plays (or resumes) a league and returns what this run did.
 
@@ -232,7 +187,7 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
 
 
 def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary, n: int, backend: str,
-         address: str | None, progress: Callable[[int, int, Task, dict[str, Any]], None] | None,
+         address: str | None, progress: Callable[[int, int, Task, TaskResult], None] | None,
          on_start: Callable[[RunSummary], None] | None = None) -> None:
     """run_league's work once the store is locked, checked and open; fills in ``summary``."""
     existing = store.league(config.name)
@@ -310,7 +265,7 @@ class _Writer:
 
     def __init__(self, store: Store, league_id: int, config: LeagueConfig, bots: dict[int, Bot],
                  todo: list[Fixture], summary: RunSummary,
-                 progress: Callable[[int, int, Task, dict[str, Any]], None] | None) -> None:
+                 progress: Callable[[int, int, Task, TaskResult], None] | None) -> None:
         self.store, self.league_id, self.config, self.bots = store, league_id, config, bots
         self.todo, self.summary, self.progress = todo, summary, progress
         self.finished: set[str] = set()  # stored, skipped or failed at or past todo[low]: no longer blocks rating
@@ -341,12 +296,11 @@ class _Writer:
         for task, result in backend.execute(self.tasks()):
             self.in_flight -= 1
             self.finished.add(task.key)
-            if result.get("overloaded"):
-                self.summary.overloaded.append(f"{task.key}: {result['error']}")
-            elif "error" in result:
-                self.summary.errors.append(f"{task.key}: {result['error']}")
+            if isinstance(result, TaskFailure):
+                (self.summary.overloaded if result.overloaded else self.summary.errors).append(
+                    f"{task.key}: {result.error}")
             else:
-                self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result,
+                self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result.to_dict(),
                                        probation=ProbationRule.from_config(self.config))
                 self.summary.played += 1
                 for bot_id in set(task.seats):
@@ -375,7 +329,7 @@ _worker_cpus = workers.worker_cpus
 _worker_init = workers.worker_init
 
 
-def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, dict[str, Any]]]:
+def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, TaskResult]]:
     """Plays tasks without a store (benchmarks, tests)."""
     try:
         return list(backend.execute(iter(tasks)))

@@ -22,7 +22,7 @@ def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapp
     """
     import games as games_pkg
     from arena.limits import Limits
-    from arena.runner import Task
+    from arena.task import Task
     limits = Limits.from_dict(config.get("limits", {})).to_dict()
     for i, spec in enumerate(config.get("games", [])):
         k = games_pkg.load(spec).num_players()
@@ -40,16 +40,16 @@ def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str,
     Returns:
         None when the bot passed every game from every seat, else the reason it was refused.
     """
-    from arena.runner import play_task
+    from arena.task import TaskFailure, play_task
     for spec, seat, task in validation_games(bot, name, files, config):
         record = play_task(task)
-        if "error" in record:
-            return f"the referee could not play the validation game of {spec}: {record['error']}"
-        reason = record["terminations"][seat]
+        if isinstance(record, TaskFailure):
+            return f"the referee could not play the validation game of {spec}: {record.error}"
+        reason = record.terminations[seat]
         if reason != "normal":
-            details = [f.get("detail", "") for f in record.get("failures", []) if f.get("seat") == seat]
+            details = [f.detail for f in record.failures if f.seat == seat]
             detail = (details[0].strip().splitlines() or [""])[-1] if details and details[0] else \
-                record.get("info", {}).get("error", "")
+                record.info.get("error", "")
             return f"{reason} in its validation game of {spec} from seat {seat}" + \
                 (f" ({detail[:300]})" if detail else "")
     return None

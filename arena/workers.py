@@ -33,9 +33,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
+from arena.task import decode_result
 
 if TYPE_CHECKING:
-    from arena.runner import Task
+    from arena.task import Task, TaskResult
 
 STOP_GRACE = 2.0
 """Seconds a busy worker gets to kill its bots and exit after SIGTERM before it is SIGKILLed."""
@@ -141,12 +142,12 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
 def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int) -> None:
     """A worker's life: play each task that arrives, send its result back, exit at end-of-file."""
     worker_init(cpus, index)
-    from arena.runner import play_task
+    from arena.task import encode_result, play_task
     while True:
         task = _read_frame(task_fd)
         if task is None:
             break
-        _write_frame(result_fd, play_task(task))
+        _write_frame(result_fd, encode_result(play_task(task)))  # plain data in the record's schema
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
 
 
@@ -186,7 +187,7 @@ class LocalBackend:
             self.close()
             raise
 
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
         idle = list(reversed(self.workers))
         exhausted = False
         with selectors.DefaultSelector() as selector:
@@ -213,7 +214,7 @@ class LocalBackend:
                     selector.unregister(key.fd)
                     del self.busy[key.fd]
                     idle.append(worker)
-                    yield task, result
+                    yield task, decode_result(result)
 
     @staticmethod
     def _died(worker: _Worker) -> None:

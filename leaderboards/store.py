@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.chance import new_key
 from arena.errors import ConfigError
+from arena.outcome import seat_results
 from arena.snapshot import Snapshot
 from leaderboards import storefile
 from leaderboards.probation import ProbationRule
@@ -616,8 +617,6 @@ class Store:
         """The ``games`` row and its ``game_seats`` rows (inside a transaction); None if the key exists."""
         returns = [float(x) for x in record["returns"]]
         terminations = list(record["terminations"])
-        ranks = sorted(set(returns), reverse=True)
-        best = returns.count(ranks[0])
         cur = self.conn.execute(
             "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
             "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
@@ -633,9 +632,8 @@ class Store:
         game_id = int(cur.lastrowid or 0)
         self.conn.executemany(
             "INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) VALUES (?, ?, ?, ?, ?, ?)",
-            [(game_id, seat, bot_id, returns[seat],
-              "loss" if returns[seat] != ranks[0] else ("win" if best == 1 else "draw"), terminations[seat])
-             for seat, bot_id in enumerate(seats)])
+            [(game_id, seat, bot_id, returns[seat], result, terminations[seat])
+             for (seat, bot_id), result in zip(enumerate(seats), seat_results(returns))])
         return game_id, terminations
 
     def backup(self, dest: str | os.PathLike[str]) -> None:

@@ -55,6 +55,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
     """
     from arena.league import parse_config
     from arena.runner import run_league
+    from arena.task import TaskFailure
 
     concurrency = concurrency or len(os.sched_getaffinity(0))
     per_pairing = games + games % 2
@@ -64,8 +65,8 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
     delays: list[float] = []
     counts = {"games": 0, "moves": 0, "time_losses": 0, "extended_moves": 0}
 
-    def progress(_done: int, _total: int, _task: Any, record: dict[str, Any]) -> None:
-        if "error" in record:
+    def progress(_done: int, _total: int, _task: Any, record: Any) -> None:
+        if isinstance(record, TaskFailure):
             return
         counts["games"] += 1
         counts["moves"] += len(record["wall_times"])

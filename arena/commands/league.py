@@ -65,7 +65,7 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
 
     def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
         reporter.advance(done)
-        if record.get("overloaded"):  # at once, not only in the summary: the organiser can react mid-run
+        if getattr(record, "overloaded", False):  # a TaskFailure; at once, not only in the summary: the organiser can react mid-run
             reporter.note(f"[yellow]machine overloaded[/]: {markup(task.key)} abandoned (not forfeited), it is "
                           "replayed on the next run; lower --concurrency")
     try:

@@ -138,8 +138,8 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     """
     import games as games_pkg
     from arena.chance import chance_rng, key_id, substitute_rng
+    from arena.outcome import decide
     from arena.play import sample_chance, substitute_move
-    from arena.records import forfeit_returns
     game = games_pkg.load(g.game)
     state = game.new_initial_state()
     decision = 0
@@ -182,16 +182,13 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
                                      f"key drew {expected}")
             decision += 1
         state.apply_action(action)
-    forfeits = [s for s, t in enumerate(g.terminations) if t != "normal"]
-    if forfeits:
-        expected = forfeit_returns(game.num_players(), forfeits[0], game.min_utility())
-    elif state.is_terminal():
-        expected = list(state.returns())
-    elif g.info.get("adjudicated"):
-        expected = [0.0] * game.num_players()
-    else:
+    forfeits = [(s, t) for s, t in enumerate(g.terminations) if t != "normal"]
+    try:  # the outcome the referee must have decided (arena.outcome, the one place that decides it)
+        expected = list(decide(state, forfeit=forfeits[0] if forfeits else None,
+                               adjudicated=g.info.get("adjudicated") or None).returns)
+    except ValueError:
         raise Divergence(f"game {g.id} diverges at the end: the history stops before the game is over and no seat "
-                         "failed")
+                         "failed") from None
     if any(abs(a - b) > 1e-9 for a, b in zip(expected, g.returns)) or len(expected) != len(g.returns):
         raise Divergence(f"game {g.id} diverges at the end: stored returns {g.returns}, re-simulated {expected}")
     return len(g.history)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena import runner
+from arena import runner, task as task_module
 from arena.errors import MachineOverloadedError
 from arena.league import parse_config
 from leaderboards.store import Store
@@ -18,10 +18,12 @@ CONFIG = {"name": "busy", "games": ["nim"], "games_per_pairing": 2, "seed": 3, "
 def test_play_task_reports_an_overload_distinctly(monkeypatch: pytest.MonkeyPatch) -> None:
     def starved(*args: Any, **kwargs: Any) -> Any:
         raise MachineOverloadedError("machine overloaded: bot waited 2.1 s for a CPU during a 1 s move")
-    monkeypatch.setattr(runner, "_referee", lambda: starved)
+    monkeypatch.setattr(task_module, "_referee", lambda: starved)
     task = runner.Task("k", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), 1, {}, "lose")
     result = runner.play_task(task)
-    assert result["overloaded"] is True and "machine overloaded" in result["error"]
+    assert isinstance(result, task_module.TaskFailure)
+    assert result.overloaded is True and "machine overloaded" in result.error
+    assert task_module.decode_result(task_module.encode_result(result)) == result  # the wire keeps it typed
 
 
 class OneOverload:
@@ -30,11 +32,11 @@ class OneOverload:
     def __init__(self) -> None:
         self.first = True
 
-    def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, dict[str, Any]]]:
+    def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:
         for task in tasks:
             if self.first:
                 self.first = False
-                yield task, {"error": "MachineOverloadedError: machine overloaded", "overloaded": True}
+                yield task, task_module.TaskFailure("MachineOverloadedError: machine overloaded", overloaded=True)
             else:
                 yield task, runner.play_task(task)
 
