@@ -38,6 +38,8 @@ class Task:
     each against its digest before writing it for the bot process."""
     chance_key: bytes | None = None
     """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
+    opening: tuple[int, ...] = ()
+    """Moves played before the first decision (:mod:`arena.openings`)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def play_task(task: Task) -> TaskResult:
     try:
         bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
         return _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
-                          names=list(task.names), chance_key=task.chance_key)
+                          names=list(task.names), chance_key=task.chance_key, opening=task.opening)
     except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
         return TaskFailure(f"{type(exc).__name__}: {str(exc).splitlines()[0]}", overloaded=True)
     except Exception as exc:  # noqa: BLE001 - reported by the writer, the game is retried next run
