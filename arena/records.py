@@ -31,8 +31,6 @@ class RecordSchemaError(ValueError):
     """A record written by a newer arena (its ``schema`` is above :data:`RECORD_SCHEMA`)."""
 
 
-
-
 @dataclass
 class Failure:
     """One bot failure during a game."""
@@ -109,3 +107,18 @@ class GameRecord:
                                     f"{RECORD_SCHEMA}: upgrade arena")
         data["failures"] = [Failure(**f) for f in data.get("failures", [])]
         return cls(**data)
+
+
+def headline(detail: str) -> str:
+    """The one line of a failure's detail that says what happened: its last line (a traceback's exception), with
+    where it happened when the traceback says so (``SyntaxError: expected ':' (at /bot/bot.py, line 2)``): a
+    syntax error's last line has no line number of its own."""
+    lines = [line.strip() for line in (detail or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    frames = [line for line in lines if line.startswith('File "')]
+    if frames and "line " in frames[-1]:
+        where = frames[-1][len("File "):].replace('"', "")  # /bot/bot.py, line 2[, in step]
+        return f"{last} (at {where})"
+    return last

@@ -40,6 +40,7 @@ def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str,
     Returns:
         None when the bot passed every game from every seat, else the reason it was refused.
     """
+    from arena.records import headline
     from arena.task import TaskFailure, play_task
     for spec, seat, task in validation_games(bot, name, files, config):
         record = play_task(task)
@@ -48,8 +49,7 @@ def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str,
         reason = record.terminations[seat]
         if reason != "normal":
             details = [f.detail for f in record.failures if f.seat == seat]
-            detail = (details[0].strip().splitlines() or [""])[-1] if details and details[0] else \
-                record.info.get("error", "")
+            detail = headline(details[0]) if details and details[0] else record.info.get("error", "")
             return f"{reason} in its validation game of {spec} from seat {seat}" + \
                 (f" ({detail[:300]})" if detail else "")
     return None

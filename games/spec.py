@@ -108,7 +108,9 @@ class Param:
                 return self.parser(raw if isinstance(raw, str) else format_value(raw))
             value = self._convert(raw)
         except (ValueError, TypeError, OverflowError) as exc:
-            detail = f" ({exc})" if str(exc) and "invalid literal" not in str(exc) else ""
+            # the parser's own words, unless they only repeat what is allowed (said once, after "must be")
+            detail = f" ({exc})" if str(exc) and "invalid literal" not in str(exc) and \
+                self.describe() not in str(exc) else ""
             raise GameSpecError(f"bad value {raw!r} for {key!r}{detail}: must be {self.describe()}") from None
         if self.kind in (int, float):
             if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):

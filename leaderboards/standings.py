@@ -18,7 +18,7 @@ def standings(store: Store, league_id: int, *, scope: str = ALL, include_retired
         rows.append({
             "rank": rank, "bot": bot.label, "bot_id": bot.id, "name": bot.name, "version": bot.version,
             "kind": bot.kind, "origin": bot.origin, "spec": bot.spec if bot.kind == "builtin" else bot.filename,
-            "status": bot.status, "status_reason": bot.status_reason,
+            "status": bot.status, "status_reason": bot.status_reason, "plays": bot.games,
             "mu": r.mu, "sigma": r.sigma, "exposed": r.exposed, "games": r.games, "wins": r.wins, "draws": r.draws,
             "losses": r.losses, "timeouts": r.timeouts, "crashes": r.crashes, "illegal": r.illegal,
             "memory": r.memory, "protocol": r.protocol, "failures": r.failures,

@@ -86,9 +86,9 @@ def csv_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def last_line(detail: str) -> str:
-    """The line of a failure's detail that says what happened (a traceback's last line)."""
-    lines = [line for line in (detail or "").splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
+    """The line of a failure's detail that says what happened, and where (:func:`arena.records.headline`)."""
+    from arena.records import headline
+    return headline(detail)
 
 
 def rows(store: Store, league_id: int) -> Iterator[dict[str, Any]]:

@@ -154,6 +154,10 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
         if with_elo:
             lines[-1][5:5] = [elo_cell(r), ranks_cell(r), f"g{r['group']}"]
     grid(console, title, columns, lines)
+    for r in rows:  # why a bot has fewer games than the others (the demo's greedy plays only Nim)
+        if r.get("plays") is not None and scope == ALL:
+            console.print(Text(f"{shown(r['bot'])} plays only {shown(', '.join(r['plays']))} (its `games` in the "
+                               "league file), so it has fewer games", style="dim"), soft_wrap=True)
     for r in rows:
         if r["status"] == "probation":
             console.print(Text.assemble((f"{shown(r['bot'])} is on probation", "red"),

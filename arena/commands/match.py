@@ -96,14 +96,22 @@ def _ms(x: float | None) -> str:
 
 def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, layers: list[str]) -> None:
     table = Table(title=f"{markup(game)}: {n_games} games", title_justify="left")
-    for col in ("bot", "W", "D", "L", "points", "failures", "moves", "move ms p50/p90/p99", "cpu ms p50"):
-        table.add_column(col, justify="left" if col in ("bot", "failures") else "right")
+    rows = []
     for label, t in tot.items():
         fails = ", ".join(f"{r} {c}" for r, c in t["failures"].items() if c) or "-"
         mt = t["move_time"]
-        # a Text: a bot's file name is shown escaped, never parsed as markup
-        table.add_row(text(label), str(t["wins"]), str(t["draws"]), str(t["losses"]), f"{t['points']:+g}", fails,
-                      str(t["moves"]), f"{_ms(mt['p50'])}/{_ms(mt['p90'])}/{_ms(mt['p99'])}", _ms(t["move_cpu"]["p50"]))
+        rows.append([label, f"{t['wins']}/{t['draws']}/{t['losses']}", f"{t['points']:+g}", fails,
+                     str(t["moves"]), f"{_ms(mt['p50'])}/{_ms(mt['p90'])}/{_ms(mt['p99'])}", _ms(t["move_cpu"]["p50"])])
+    for j, col in enumerate(("bot", "W/D/L", "points", "failures", "moves", "move ms p50/p90/p99", "cpu ms p50")):
+        # on a narrow terminal names and failures wrap whole (fold), and numbers are never cut: a number column
+        # is as wide as its widest value and only its header wraps
+        widest = max((len(r[j]) for r in rows), default=1)
+        if col in ("bot", "failures"):
+            table.add_column(col, justify="left", overflow="fold")
+        else:
+            table.add_column(col, justify="right", no_wrap=False, overflow="fold", min_width=widest)
+    for r in rows:  # a Text: a bot's file name is shown escaped, never parsed as markup
+        table.add_row(text(r[0]), *r[1:])
     console.print(table)
     console.print(f"sandbox layers: {', '.join(layers) if layers else 'NONE (debug mode: trusted code only)'}")
 
@@ -127,10 +135,10 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every game and the totals.")
 @click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=Limits.max_bot_mb, show_default=True,
               help="Largest bot (file or folder) accepted, in MB.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="Two bots: stop as soon as a sequential probability ratio test decides between H0 (the first bot "
                    "is E0 Elo stronger) and H1 (E1 stronger); --games is the most it plays (docs/ratings.md).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
               help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
                    "printed key back to play the same match again.")
@@ -142,6 +150,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     import games as games_pkg
     from arena.chance import new_key, parse_key
     from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
+    from arena import comp424
     from arena import comp424
     from arena.snapshot import MB, take
 

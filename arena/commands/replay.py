@@ -60,6 +60,7 @@ def list_games(db: str, league_name: str | None, last: int) -> None:
 
 def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     import games as games_pkg
+    from arena.records import headline
     game = games_pkg.load(g.game)
     # names, the league's and the failures' texts come from bots and users' files: shown literally
     click.echo(f"game {g.id} of league {shown(league)}: {shown(g.game)}, seed {g.seed}, round {g.round}")
@@ -83,7 +84,7 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
             click.echo(str(state))
     for f in g.failures:
         click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(f['reason'])} at action "
-                   f"{f['move_number']}" + (f": {shown(f['detail'].splitlines()[-1])}" if f.get("detail") else ""))
+                   f"{f['move_number']}" + (f": {shown(headline(f['detail']))}" if f.get("detail") else ""))
     result = ", ".join(f"{shown(g.players[s])} {r:+g} ({shown(t)})"
                        for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
     click.echo(f"result: {result}")

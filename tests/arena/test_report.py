@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.leaderboards.support import RANDOM_BOT, arena, write
+from tests.leaderboards.support import RANDOM_BOT, SYNTAX_ERROR_BOT, arena, write
 
 pytestmark = pytest.mark.xdist_group("report")
 
@@ -48,15 +48,19 @@ file = "crashy.py"
 [[bots]]
 name = "copycat"
 file = "copy_of_crashy.py"
+[[bots]]
+name = "broken"
+file = "broken.py"
 """
 
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory):
-    """A played 4-bot Nim league (12 games) whose file sets `database`, and its run's output (stderr a pipe)."""
+    """A played 5-bot Nim league (20 games) whose file sets `database`, and its run's output (stderr a pipe)."""
     d = tmp_path_factory.mktemp("course")
     write(d / "crashy.py", CRASHY)
     write(d / "copy_of_crashy.py", CRASHY)
+    write(d / "broken.py", SYNTAX_ERROR_BOT)
     (d / "results").mkdir()
     config = write(d / "league.toml", LEAGUE)
     run = arena(d, "league", "run", str(config), "-j", "2")
@@ -67,7 +71,7 @@ def league(tmp_path_factory):
 # -- §1 progress ---------------------------------------------------------------------------------------------------
 def test_a_league_run_into_a_log_shows_done_of_total_from_the_start(league):
     _, _, run = league
-    assert "league course: 0/12 games (0%), no game finished yet" in run.stderr
+    assert "league course: 0/20 games (0%), no game finished yet" in run.stderr
 
 
 def test_quiet_and_a_resumed_league_print_no_progress(league):
@@ -108,10 +112,11 @@ def test_export_games_csv_has_every_game_with_players_returns_failures_and_times
     out = arena(d, "export", "games", "--league", str(config), "--csv")
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
-    assert len(rows) >= 12 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) >= 20 and len({r["id"] for r in rows}) == len(rows)
     crashed = [r for r in rows if "crash" in (r["termination_0"], r["termination_1"])]
-    assert crashed and all("crash at action" in r["failures"] and "third move trouble" in r["failures"]
-                           for r in crashed)
+    assert crashed and all("crash at action" in r["failures"] for r in crashed)
+    assert any("third move trouble (at /bot/crashy.py, line 8, in step)" in r["failures"] for r in crashed)
+    assert any("SyntaxError: expected ':' (at /bot/broken.py, line 2)" in r["failures"] for r in crashed)
     assert {r["player_0"] for r in rows} >= {"random", "greedy", HOSTILE, "copycat"}
     for r in rows:
         assert float(r["return_0"]) + float(r["return_1"]) == 0
@@ -126,7 +131,8 @@ def test_export_games_json_keeps_each_failure_s_detail(league):
     data = json.loads(out.stdout)
     assert data["league"] == "course"
     fails = [f for g in data["games"] for f in g["failures"]]
-    assert fails and all(f["reason"] == "crash" and "Traceback" in f["detail"] for f in fails)
+    assert fails and all(f["reason"] == "crash" and 'File "/bot/' in f["detail"] for f in fails)
+    assert {f["bot"] for f in fails} == {HOSTILE, "copycat", "broken"}
     assert all(len(g["players"]) == len(g["returns"]) == 2 for g in data["games"])
 
 
@@ -236,3 +242,18 @@ def test_report_refuses_a_file_as_out(league, tmp_path):
     out = arena(d, "report", "--league", str(config), "--out", str(target))
     assert out.returncode == 2 and "is a file" in out.stderr
     assert target.read_text() == "x"  # untouched
+
+
+# -- §4 a syntax error keeps its file and line ----------------------------------------------------------------------
+def test_a_syntax_error_keeps_its_file_and_line_in_submit_and_replay(league, tmp_path):
+    d, _, _ = league
+    broken = write(tmp_path / "syn.py", SYNTAX_ERROR_BOT)
+    sub = arena(d, "submit", str(broken), "--league", "course", "--db", "results/course.sqlite")
+    assert sub.returncode == 1 and "SyntaxError: expected ':' (at /bot/syn.py, line 2)" in sub.stderr, sub.stderr
+    from leaderboards.store import Store
+    with Store.open(d / "results" / "course.sqlite", readonly=True) as store:
+        lg = store.find_league("course")
+        game = next(g for g in store.iter_games(lg.id) if "broken" in g.players)
+    replay = arena(d, "replay", str(game.id), "--db", "results/course.sqlite", "--no-board")
+    assert replay.returncode == 0, replay.stderr
+    assert "SyntaxError: expected ':' (at /bot/broken.py, line 2)" in replay.stdout

@@ -1,0 +1,71 @@
+"""Small things a newcomer tripped on (issue 18 §4): messages said once and with their line, tables that keep
+their numbers at 80 columns, a leaderboard that says why a bot has fewer games."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from arena.records import headline
+from games.errors import GameSpecError
+from tests.leaderboards.support import write
+
+SYNTAX_DETAIL = """bot raised an exception: SyntaxError: expected ':' (bot.py, line 2)
+  File "/work/arena/sandbox/host.py", line 109, in load_bot
+    module_spec.loader.exec_module(module)
+  File "<frozen importlib._bootstrap_external>", line 1004, in source_to_code
+  File "/bot/bot.py", line 2
+    def step(self, state, limit)
+                                ^
+SyntaxError: expected ':'"""
+
+
+def test_a_failure_headline_keeps_where_it_happened():
+    assert headline(SYNTAX_DETAIL) == "SyntaxError: expected ':' (at /bot/bot.py, line 2)"
+    assert headline("bot timed out after 2.0 s") == "bot timed out after 2.0 s"
+    assert headline("") == ""
+
+
+def test_a_bad_spec_value_says_what_is_allowed_once():
+    from bots.registry import parse_bot_spec
+    with pytest.raises(GameSpecError) as exc:
+        parse_bot_spec("uct(c=-1)")
+    assert str(exc.value).count("must be annealed or a number >= 0") == 1, str(exc.value)
+
+
+def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
+    write(tmp_path / "carol_the_long_named_bot.py", """
+        class Bot:
+            def __init__(self, game, seat, seed):
+                pass
+
+            def step(self, state, limit):
+                return state.legal_actions()[0]
+        """)
+    env = {**os.environ, "COLUMNS": "80"}
+    p = subprocess.run([sys.executable, "-m", "arena.cli", "match", "nim", "carol_the_long_named_bot.py",
+                        "uct(iterations=50)", "--games", "2", "-q"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert p.returncode == 0, p.stderr
+    table = [line for line in p.stdout.splitlines() if line.startswith("│")]
+    assert table and all(len(line) <= 80 for line in p.stdout.splitlines())
+    assert "…" not in p.stdout
+    names = "".join(line.split("│")[1].strip() for line in table)
+    assert "carol_the_long_named_bot.py" in names and "uct(iterations=50)" in names
+    times = [line.split("│")[6].strip() for line in table if line.split("│")[6].strip()]
+    assert len(times) == 2 and all(t.count("/") == 2 for t in times)
+
+
+def test_the_leaderboard_says_why_a_bot_has_fewer_games():
+    from arena.commands.leaderboard import print_leaderboard
+    row = {"rank": 1, "bot": "greedy", "mu": 30.0, "sigma": 2.0, "exposed": 24.0, "games": 24, "wins": 24, "draws": 0,
+           "losses": 0, "timeouts": 0, "crashes": 0, "illegal": 0, "memory": 0, "protocol": 0, "status": "active",
+           "status_reason": "", "plays": ["nim"]}
+    other = {**row, "rank": 2, "bot": "random", "games": 40, "plays": None}
+    out = io.StringIO()
+    print_leaderboard(Console(file=out, width=120), "demo", [row, other], 72)
+    assert "greedy plays only nim" in out.getvalue() and "random plays only" not in out.getvalue()
