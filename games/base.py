@@ -17,7 +17,7 @@ import random
 from typing import Any, ClassVar, Mapping, Sequence
 
 from games.errors import GameSpecError
-from games.spec import Param, format_spec, resolve_params
+from games.spec import Param, format_spec, parse_spec, resolve_params
 
 Player = int
 Action = int
@@ -126,8 +126,13 @@ class Game:
         return hash(str(self))
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
-        from games.registry import load
-        return (load, (str(self),))
+        # rebuilt by its own class from its spec, not through games.registry (which imports this module)
+        return (type(self).from_canonical_spec, (str(self),))
+
+    @classmethod
+    def from_canonical_spec(cls, spec: str) -> Game:
+        """The game ``str(game)`` gave (``cls`` is the class of ``spec``'s game)."""
+        return cls(**parse_spec(spec)[1])
 
     @classmethod
     def describe_params(cls) -> Mapping[str, Param]:

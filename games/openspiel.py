@@ -122,8 +122,15 @@ class OpenSpielGame(Game):
             raise GameSpecError(f"{self} takes its parameters in OpenSpiel's spec, not {sorted(changes)}")
         return self
 
+    def openspiel_twin(self) -> str:
+        return self._text
+
     def __str__(self) -> str:
         return f"openspiel:{self._text}"
+
+    @classmethod
+    def from_canonical_spec(cls, spec: str) -> "OpenSpielGame":  # (unpickling: str(game) has the prefix)
+        return cls.from_spec(spec.split(":", 1)[1])
 
 
 class OpenSpielState(PythonState):

@@ -19,9 +19,8 @@ from games.base import CHANCE, TERMINAL
 from games.errors import IllegalActionError, InvalidActionError
 
 
-def _rebuild(spec: str, history: list[int]) -> Any:
-    from games.registry import load
-    state = load(spec).new_initial_state()
+def _rebuild(game: Any, history: list[int]) -> Any:
+    state = game.new_initial_state()  # (the game unpickles itself: no games.registry here, which imports this)
     state.apply_actions(history)
     return state
 
@@ -194,4 +193,4 @@ class PythonState:
     __hash__ = None  # type: ignore[assignment] - mutable, like the compiled states
 
     def __reduce__(self) -> Any:
-        return (_rebuild, (str(self.game), list(self._history)))
+        return (_rebuild, (self.game, list(self._history)))
