@@ -39,9 +39,10 @@ def run(quick: bool = False) -> Iterator[Record]:
 
 
 def _optional_suites() -> list[Callable[[bool], Iterator[Record]]]:
-    """Per-game extra benchmarks (e.g. Hex against OpenSpiel) contributed by the game packages."""
+    """Per-game extra benchmarks (e.g. Hex against OpenSpiel): arena.bench.games_<game> (here, not in games/,
+    which never imports arena)."""
     extras = []
-    for module in ("games.hex.bench", "games.colosseum.bench", "games.sorry.bench"):
+    for module in ("arena.bench.games_hex", "arena.bench.games_colosseum", "arena.bench.games_sorry"):
         try:
             mod = __import__(module, fromlist=["run"])
         except ImportError:
