@@ -110,8 +110,27 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
         for column in self.columns.values():  # clear() keeps the columns at their widest
             column.content_width = column.label.cell_len
 
-    def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
-        """Makes the table show ``rows`` (in that order), touching only what changed."""
+    def selected_key(self) -> str | None:
+        """The key of the row under the cursor (None in an empty table)."""
+        if not self.row_count:
+            return None
+        try:
+            return self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
+        except CellDoesNotExist:
+            return None
+
+    def follow(self, key: str | None) -> None:
+        """Puts the cursor back on the row ``key`` (the selection follows the bot or game, not the row index)."""
+        if key is None or key not in self._cells:
+            return
+        index = self.get_row_index(key)
+        if index != self.cursor_row:
+            self.move_cursor(row=index, animate=False)
+
+    def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]], selected: str | None = None) -> None:
+        """Makes the table show ``rows`` (in that order), touching only what changed; the cursor stays on the row
+        it was on (or on ``selected``), wherever a re-rank or new games move it."""
+        selected = self.selected_key() if selected is None else selected
         wanted = [key for key, _ in rows]
         wanted_set = set(wanted)
         for key in [k for k in self._cells if k not in wanted_set]:
@@ -141,6 +160,7 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
         if [row.key.value for row in self.ordered_rows] != wanted:
             # the first column of every live table holds the order (a rank or a game id)
             self.sort(columns[0], key=lambda cell: int(cell.plain.split()[0]), reverse=self.DESCENDING)
+        self.follow(selected)
 
 
 class LeaderboardTable(LiveTable):
@@ -228,6 +248,7 @@ class HeadToHeadTable(LiveTable):
     def show(self, snapshot: Snapshot) -> None:
         rows = self._rows_of(snapshot)
         columns = [key for key, _ in rows]  # the row bots are the column bots
+        selected = self.selected_key()  # (clearing the columns below forgets the cursor)
         if [c.key.value for c in self.ordered_columns[1:]] != columns:
             # the top bots or their ranking changed: columns must move, which DataTable cannot do in place
             self.clear(columns=True)
@@ -236,7 +257,7 @@ class HeadToHeadTable(LiveTable):
             for rank, b in enumerate(columns, 1):
                 self.add_column(f"#{rank}", key=b)
         self.COLUMNS = [("bot", "bot")] + [(b, "") for b in columns]
-        self.sync(rows)
+        self.sync(rows, selected)
 
 
 TABLES = (LeaderboardTable, GamesTable, HeadToHeadTable)
