@@ -20,7 +20,41 @@ _BOTS: dict[str, tuple[str, dict[str, Any]]] = {
     "uct": ("bots.uct:UCTBot", {}),
     "mcts_reuse": ("bots.uct:UCTBot", {"reuse": True}),
     "determinized": ("bots.determinized:DeterminizedBot", {}),
+    "openspiel:random": ("bots.openspiel_bots:OpenSpielRandomBot", {}),
+    "openspiel:mcts": ("bots.openspiel_bots:OpenSpielMCTSBot", {}),
 }
+OPENSPIEL_PREFIX = "openspiel:"
+
+
+# The generic path (bots/generic.py): the same bot names over the public State API, for games whose states are
+# not compiled (OpenSpiel games, games from outside arena). Bots without one name it in their refusal.
+_GENERIC: dict[str, str] = {
+    "mc": "bots.generic:GenericMCBot",
+    "uct": "bots.generic:GenericUCTBot",
+    "mcts_reuse": "bots.generic:GenericUCTBot",
+}
+_COMPILED_ONLY = {"hmc": "mc or uct", "determinized": "uct"}
+
+
+def is_compiled(game: Any) -> bool:
+    """Whether ``game``'s states are arena's compiled states (the fast path of mc, hmc, uct, determinized)."""
+    from games._core import CoreState
+    return isinstance(game.new_initial_state(), CoreState)
+
+
+def _generic(name: str, game: Any) -> type | None:
+    """The generic class of bot ``name`` for a game without compiled states (None: use the registered class).
+
+    Raises:
+        GameSpecError: a compiled-only bot asked to play such a game.
+    """
+    if (name not in _GENERIC and name not in _COMPILED_ONLY) or is_compiled(game):
+        return None
+    if name in _COMPILED_ONLY:
+        raise GameSpecError(f"bot {name!r} cannot play {game}: it needs one of arena's compiled games "
+                            f"(try {_COMPILED_ONLY[name]} instead: it has a generic path)")
+    module, cls = _GENERIC[name].split(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 def bot_names() -> list[str]:
@@ -47,7 +81,9 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     Raises:
         GameSpecError: malformed spec, unknown bot or parameter, bad value.
     """
-    name, raw = parse_spec(spec)
+    prefix = OPENSPIEL_PREFIX if isinstance(spec, str) and spec.strip().startswith(OPENSPIEL_PREFIX) else ""
+    name, raw = parse_spec(spec.strip()[len(prefix):] if prefix else spec)
+    name = prefix + name
     cls, fixed = bot_class(name)
     schema = getattr(cls, "params", {})
     for key in fixed:
@@ -67,7 +103,7 @@ def make(spec: str, game: Any, seat: int, seed: int) -> Any:
     import games as games_pkg
     game = games_pkg.load(game) if isinstance(game, str) else game
     name, params = parse_bot_spec(spec)
-    cls, _ = bot_class(name)
+    cls = _generic(name, game) or bot_class(name)[0]
     supports = getattr(cls, "supports", None)
     if supports is not None:
         problem = supports(game, params)

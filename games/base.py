@@ -100,6 +100,11 @@ class Game:
         draw from ``rng`` only, so that ``arena replay --verify`` can re-draw it."""
         return rng.choice(list(legal))
 
+    def openspiel_twin(self) -> str | None:
+        """The ``pyspiel.load_game`` spec of the same game with the same action numbers, if OpenSpiel has one
+        (OpenSpiel's bots then play this game: docs/openspiel.md)."""
+        return None
+
     # -- shared behaviour ------------------------------------------------------------------------
     def param(self, key: str) -> Any:
         """The value of one parameter (defaults filled in)."""

@@ -30,6 +30,10 @@ class HexGame(Game):
         from games.hex.board import render_hex  # Rich, only when a board is drawn
         return render_hex(observation, names)
 
+    def openspiel_twin(self) -> str:
+        """OpenSpiel's ``hex`` with this board and rule: the same action numbers, move for move (tested)."""
+        return f"hex(board_size={self.size},swap={'true' if self.param('pie') else 'false'})"
+
     def new_initial_state(self) -> HexState:
         return HexState(self, self.size, bool(self.param("pie")))
 
