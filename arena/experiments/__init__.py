@@ -17,6 +17,7 @@ EXPERIMENTS: dict[str, str] = {
     "nim-mcts": "arena.experiments.nim_mcts",
     "colosseum-uct": "arena.experiments.colosseum_uct",
     "sorry-determinized": "arena.experiments.sorry_determinized",
+    "uct-defaults": "arena.experiments.uct_defaults",
 }
 
 

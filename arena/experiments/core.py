@@ -19,6 +19,13 @@ from games.errors import GameSpecError
 from games.spec import Param
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+Z90 = 1.6448536269514722  # two-sided 90% normal quantile: the interval of a TOST at the 5% level
+
+MARGIN = 0.05
+"""Default equivalence margin (5 percentage points): a published number "agrees" only when our 90%
+interval lies within it on both sides (two one-sided tests at the 5% level, TOST)."""
+
+VERDICTS = ("equivalent", "different", "cannot tell")
 
 
 def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -80,29 +87,63 @@ class Runner:
         self.close()
 
 
-def run_cells(runner: Runner, fn: Callable[..., list], cells: Sequence[tuple[Any, tuple]], games: int,
-              chunk: int, seed: int) -> dict[Any, list]:
-    """Plays ``games`` games for each cell ``(key, args)`` as tasks ``fn(*args, n_games, task_seed)``
-    returning count vectors, and sums each cell's vectors. Task seeds depend on (seed, key, chunk index)."""
+def run_cell_tasks(runner: Runner, fn: Callable[..., list], cells: Sequence[tuple[Any, tuple]],
+                   games: int | dict[Any, int], chunk: int, seed: int) -> dict[Any, list[list]]:
+    """Plays ``games`` games (or ``games[key]``) for each cell ``(key, args)`` as tasks
+    ``fn(*args, n_games, task_seed)`` returning count vectors; each cell's vectors, one per task, in order.
+    Task seeds depend on (seed, key, chunk index). The per-task vectors are the clusters of a clustered
+    design (a task that plays one deal from every seat)."""
     tasks, owners = [], []
     for key, args in cells:
-        for i, n in enumerate(chunks(games, chunk)):
+        n_games = games[key] if isinstance(games, dict) else games
+        for i, n in enumerate(chunks(n_games, chunk)):
             tasks.append(tuple(args) + (n, derive_seed(seed, key, i)))
             owners.append(key)
-    totals: dict[Any, list] = {}
+    out: dict[Any, list[list]] = {}
     for key, counts in zip(owners, runner.map(fn, tasks)):
-        if key in totals:
-            totals[key] = [a + b for a, b in zip(totals[key], counts)]
-        else:
-            totals[key] = list(counts)
-    return totals
+        out.setdefault(key, []).append(list(counts))
+    return out
+
+
+def run_cells(runner: Runner, fn: Callable[..., list], cells: Sequence[tuple[Any, tuple]], games: int,
+              chunk: int, seed: int) -> dict[Any, list]:
+    """As :func:`run_cell_tasks`, each cell's task vectors summed."""
+    return {key: [sum(col) for col in zip(*vectors)]
+            for key, vectors in run_cell_tasks(runner, fn, cells, games, chunk, seed).items()}
+
+
+def cluster_interval(clusters: Sequence[tuple[float, int]], level: float = 0.95, resamples: int = 4000,
+                     seed: int = 0) -> tuple[float, float]:
+    """Percentile cluster-bootstrap interval of ``sum(score) / sum(games)`` over ``clusters`` of
+    ``(score, games)``: whole clusters are resampled, so games that share a deal (the same board and
+    chance seed, played from every seat) are not counted as independent. Seeded: the same clusters give
+    the same interval. Fewer than two clusters: ``(0, 1)``."""
+    import random
+
+    if len(clusters) < 2:
+        return 0.0, 1.0
+    rng = random.Random(seed)
+    k = len(clusters)
+    rates = []
+    for _ in range(resamples):
+        score = games = 0.0
+        for _ in range(k):
+            s, n = clusters[rng.randrange(k)]
+            score += s
+            games += n
+        rates.append(score / games if games else 0.0)
+    rates.sort()
+    tail = (1 - level) / 2
+    return rates[int(tail * (resamples - 1))], rates[int(math.ceil((1 - tail) * (resamples - 1)))]
 
 
 # ----- tables -------------------------------------------------------------------------------------------------
 @dataclass
 class Table:
     """One result table: ``rows`` are dicts over ``columns``. A row with ``wins`` and ``games`` gets its
-    ``rate`` and 95% Wilson ``lo``/``hi`` from :meth:`add`; ``published`` holds the study's value, if any.
+    ``rate``, 95% ``lo``/``hi`` and 90% ``lo90``/``hi90`` from :meth:`add` (Wilson, or a cluster bootstrap
+    when the games came in clusters); ``published`` holds the study's value, if any, and ``verdict`` the
+    comparison with it at ``margin`` (:func:`verdict`).
 
     ``plot`` says how to draw it: ``{"x": column, "y": column, "series": column or None, "kind": "line"|"bar"}``.
     """
@@ -115,20 +156,36 @@ class Table:
     plot: dict[str, Any] | None = None
     percent: bool = True
     """``rate``, ``lo``, ``hi``, ``published`` are proportions shown as percentages."""
+    margin: float = MARGIN
+    """The equivalence margin of the comparison with the study (a proportion: 0.05 = 5 points)."""
 
     def add(self, wins: float | None = None, games: int | None = None, published: float | None = None,
-            **cells: Any) -> dict[str, Any]:
+            clusters: Sequence[tuple[float, int]] | None = None, **cells: Any) -> dict[str, Any]:
+        """A row. ``clusters`` (``(score, games)`` per deal) gives cluster-bootstrap intervals instead of
+        Wilson's, which would treat the games of one deal as independent."""
         row = dict(cells)
         if wins is not None and games is not None:
-            lo, hi = wilson(wins, games)
-            row.update(games=games, wins=wins, rate=wins / games if games else float("nan"), lo=lo, hi=hi)
+            if clusters is not None and len(clusters) >= 2:
+                boot_seed = derive_seed(0, self.name, repr(sorted(cells.items(), key=str)))
+                lo, hi = cluster_interval(clusters, 0.95, seed=boot_seed)
+                lo90, hi90 = cluster_interval(clusters, 0.90, seed=boot_seed)
+                row["interval"] = f"cluster bootstrap ({len(clusters)} deals)"
+            else:
+                lo, hi = wilson(wins, games)
+                lo90, hi90 = wilson(wins, games, Z90)
+                row["interval"] = "Wilson"
+            row.update(games=games, wins=wins, rate=wins / games if games else float("nan"), lo=lo, hi=hi,
+                       lo90=lo90, hi90=hi90)
         if "published" in self.columns:
             row["published"] = published
+            if published is not None and "lo" in row:
+                row["verdict"] = verdict(row, published, self.margin)
         self.rows.append(row)
         return row
 
     def agreement(self) -> tuple[int, int]:
-        """(rows whose published value lies in our 95% interval, rows with a published value)."""
+        """(rows whose published value lies in our 95% interval, rows with a published value). A wide
+        interval contains anything: :meth:`verdicts` is the test that can fail."""
         inside = total = 0
         for row in self.rows:
             if row.get("published") is not None and "lo" in row:
@@ -136,9 +193,34 @@ class Table:
                 inside += row["lo"] <= row["published"] <= row["hi"]
         return inside, total
 
+    def verdicts(self) -> dict[str, int]:
+        """How many rows with a published value are ``equivalent``, ``different`` or ``cannot tell``."""
+        counts = dict.fromkeys(VERDICTS, 0)
+        for row in self.rows:
+            if row.get("verdict") in counts:
+                counts[row["verdict"]] += 1
+        return counts
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "columns": self.columns, "note": self.note,
                 "rows": self.rows}
+
+
+def verdict(row: dict[str, Any], published: float, margin: float) -> str:
+    """The comparison of our rate with the study's ``published`` number, treated as fixed (its own
+    sampling error is not included, so "different" is the generous side):
+
+    * ``equivalent``: our 90% interval lies inside ``published +- margin`` (TOST: both one-sided 5% tests
+      reject a difference of ``margin`` or more);
+    * ``different``: our 95% interval excludes ``published``, and it is not equivalent;
+    * ``cannot tell``: neither, the interval is too wide for the margin (a small sample lands here, never
+      in "agrees").
+    """
+    if published - margin <= row["lo90"] and row["hi90"] <= published + margin:
+        return "equivalent"
+    if not row["lo"] <= published <= row["hi"]:
+        return "different"
+    return "cannot tell"
 
 
 # ----- experiments ----------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import Any
 from arena.experiments.core import Table
 
 RATE_COLUMNS = ("rate", "lo", "hi", "published", "chance")
+VERDICT_STYLE = {"equivalent": "[green]equivalent[/]", "different": "[red]different[/]",
+                 "cannot tell": "[yellow]cannot tell[/]"}
 
 
 def _fmt(table: Table, column: str, value: Any) -> str:
@@ -42,7 +44,7 @@ def render(table: Table) -> Any:
         if c == "rate" and has_ci:
             out.add_column("95% CI", justify="right")
     if "published" in table.columns and has_ci:
-        out.add_column("in CI", justify="center")
+        out.add_column(f"vs study (±{table.margin * 100:g} pts)", justify="center")
     for row in table.rows:
         cells = []
         for c in shown:
@@ -50,9 +52,7 @@ def render(table: Table) -> Any:
             if c == "rate" and has_ci:
                 cells.append(f"{_fmt(table, 'lo', row.get('lo'))}–{_fmt(table, 'hi', row.get('hi'))}")
         if "published" in table.columns and has_ci:
-            pub = row.get("published")
-            cells.append("" if pub is None or "lo" not in row else
-                         ("[green]yes[/]" if row["lo"] <= pub <= row["hi"] else "[red]no[/]"))
+            cells.append(VERDICT_STYLE.get(row.get("verdict", ""), ""))
         out.add_row(*cells)
     return out
 
@@ -63,9 +63,14 @@ def print_tables(tables: Sequence[Table], console: Any = None) -> None:
     console = console or Console()
     for table in tables:
         console.print(render(table))
-        inside, total = table.agreement()
-        if total:
-            console.print(f"  study's number inside our 95% CI: {inside}/{total} cells")
+        counts = table.verdicts()
+        if sum(counts.values()):
+            console.print(f"  against the study's numbers (margin ±{table.margin * 100:g} points; equivalent: our 90% "
+                          f"interval inside the margin, TOST at 5%; different: our 95% interval excludes it): "
+                          + ", ".join(f"{name} {n}" for name, n in counts.items()) + " cells")
+        if any(str(row.get("interval", "")).startswith("cluster") for row in table.rows):
+            console.print("  intervals: cluster bootstrap over deals (the games of a deal share a board and "
+                          "chance seed, one per seat)")
         console.print()
 
 

@@ -45,11 +45,12 @@ def bot_games(spec: str, bot_specs: Sequence[str], max_moves: int | None, n_game
 
 
 def rotation_games(spec_template: str, a_spec: str, b_spec: str, max_moves: int | None, move_time: float,
-                   n_games: int, seed: int) -> list[int]:
-    """Bot A against bot B in every other seat; A's seat rotates with the game number (game g: seat
-    g mod players) and ``{seed}`` in ``spec_template`` gets a fresh set-up seed per game.
-    ``move_time`` > 0 gives every move that many seconds (bots without an iteration count use it).
-    Returns [A's wins, the others' wins, draws]."""
+                   n_deals: int, seed: int) -> list[int]:
+    """Bot A against bot B in every other seat, in duplicate: each of ``n_deals`` deals is one set-up seed
+    (``{seed}`` in ``spec_template``: Colosseum's board, Sorry!'s options) and one chance seed, played once
+    with A in each seat (k games for k players), so every bot sits in every seat equally often on the same
+    boards and chance streams. ``move_time`` > 0 gives every move that many seconds (bots without an
+    iteration count use it). Returns [A's wins, the others' wins, draws] over the ``n_deals * k`` games."""
     import bots
     import games
     from arena.play import play
@@ -58,12 +59,19 @@ def rotation_games(spec_template: str, a_spec: str, b_spec: str, max_moves: int 
     limit = Limit(time=move_time) if move_time > 0 else None
 
     counts = [0, 0, 0]
-    for g in range(n_games):
+    for g in range(n_deals):
         game = games.load(spec_template.format(seed=derive_seed(seed, g, "setup") % 2**31))
         k = game.num_players()
-        a_seat = (g + seed) % k
-        players = [bots.make(a_spec if s == a_seat else b_spec, game, s, derive_seed(seed, g, s)) for s in range(k)]
-        winner = play(game, players, seed=derive_seed(seed, g, "chance"), max_moves=max_moves,
-                      limit=limit).winner()
-        counts[2 if winner is None else (0 if winner == a_seat else 1)] += 1
+        chance = derive_seed(seed, g, "chance")
+        for a_seat in range(k):
+            # A keeps its seed across seats; each B seat its own, the same in every game of the deal.
+            players = [bots.make(a_spec, game, s, derive_seed(seed, g, "a")) if s == a_seat
+                       else bots.make(b_spec, game, s, derive_seed(seed, g, "b", s)) for s in range(k)]
+            winner = play(game, players, seed=chance, max_moves=max_moves, limit=limit).winner()
+            counts[2 if winner is None else (0 if winner == a_seat else 1)] += 1
     return counts
+
+
+def deals_for(games_wanted: int, players: int) -> int:
+    """Deals of ``players`` games each that give at least ``games_wanted`` games (a seat rotation is whole)."""
+    return max(1, -(-games_wanted // players))

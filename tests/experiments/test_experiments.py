@@ -11,7 +11,7 @@ import pytest
 from arena.cli import main as cli_main
 from arena.errors import ConfigError
 from arena.experiments import EXPERIMENTS, get
-from arena.experiments.core import Runner, chunks, derive_seed, wilson
+from arena.experiments.core import Runner, Table, chunks, cluster_interval, derive_seed, verdict, wilson
 from arena.experiments.runner import run_experiment
 
 # Tiny settings per experiment (each a few seconds at most).
@@ -23,6 +23,7 @@ TINY: dict[str, dict[str, str]] = {
     "nim-mcts": {"games": "3", "iterations": "50"},
     "colosseum-uct": {"games": "1", "iterations": "2", "sims": "2/3", "size": "6"},
     "sorry-determinized": {"games": "1", "grid": "1.4:2:8/3:1.4:2:8"},
+    "uct-defaults": {"games": "2", "move_time": "0.005", "size": "4", "opponents": "mc"},
 }
 # Expected (table name, rows) at the TINY sizes.
 SHAPES: dict[str, dict[str, int]] = {
@@ -32,6 +33,7 @@ SHAPES: dict[str, dict[str, int]] = {
     "nim-mcts": {"matchups": 5},
     "colosseum-uct": {"variants": 2, "sims_per_leaf": 2},
     "sorry-determinized": {"grid": 2},
+    "uct-defaults": {"configurations": 2},
 }
 
 
@@ -61,6 +63,85 @@ def test_seeds_and_chunks() -> None:
     assert derive_seed(1, "a", 2) != derive_seed(1, "a", 3) != derive_seed(2, "a", 2)
     assert 0 <= derive_seed(5, (1, 2)) < 2**63
     assert chunks(10, 4) == [4, 4, 2] and chunks(3, 10) == [3] and sum(chunks(10_001, 1000)) == 10_001
+
+
+# ----- clustered games and the comparison with the study -----------------------------------------------------------
+def test_cluster_bootstrap_widens_only_when_games_are_clustered() -> None:
+    # 40 deals of 2 games. Independent-looking deals (one win, one loss each) vary less than Wilson says;
+    # perfectly correlated deals (both games won or both lost) carry 40 observations, not 80: wider.
+    mixed = [(1.0, 2)] * 40
+    lo, hi = cluster_interval(mixed)
+    assert lo == hi == 0.5  # every resample is the same
+    correlated = [(2.0, 2)] * 20 + [(0.0, 2)] * 20
+    lo_c, hi_c = cluster_interval(correlated)
+    w_lo, w_hi = wilson(40, 80)
+    assert hi_c - lo_c > 1.25 * (w_hi - w_lo)  # about sqrt(2) wider
+    assert lo_c < 0.5 < hi_c
+    # Singletons are independent games: the bootstrap agrees with Wilson within a few points.
+    single = [(1.0, 1)] * 30 + [(0.0, 1)] * 50
+    lo_s, hi_s = cluster_interval(single)
+    w_lo, w_hi = wilson(30, 80)
+    assert abs(lo_s - w_lo) < 0.03 and abs(hi_s - w_hi) < 0.03
+    assert cluster_interval(single, seed=1) == cluster_interval(single, seed=1)  # seeded
+    assert cluster_interval([(1.0, 2)]) == (0.0, 1.0)
+
+
+def test_verdicts_count_cannot_tell_apart_from_equivalent() -> None:
+    t = Table("t", "t", ["x", "games", "wins", "rate", "lo", "hi", "published"], margin=0.05)
+    small = t.add(3, 4, 0.575, x="4 games")          # the study's number inside a 4-game interval ...
+    assert small["lo"] <= 0.575 <= small["hi"] and small["verdict"] == "cannot tell"  # ... is not agreement
+    big = t.add(5750, 10_000, 0.56, x="10,000 games")  # 1.5 points off, 90% interval +-0.8 points
+    assert big["verdict"] == "equivalent"
+    off = t.add(6500, 10_000, 0.56, x="off by 9 points")
+    assert off["verdict"] == "different"
+    wide_off = t.add(90, 100, 0.56, x="100 games, 34 points off")
+    assert wide_off["verdict"] == "different"
+    assert t.verdicts() == {"equivalent": 1, "different": 2, "cannot tell": 1}
+    # The old count was the other way round: the 4-game row "inside", the 10,000-game row 1.5 points off "out".
+    assert t.agreement() == (1, 4)
+    row = {"lo": 0.40, "hi": 0.60, "lo90": 0.52, "hi90": 0.58}
+    assert verdict(row, 0.55, 0.05) == "equivalent" and verdict(row, 0.55, 0.02) == "cannot tell"
+
+
+def _record_seats(monkeypatch) -> list[tuple]:
+    """Patches arena.play.play to record (game, chance seed, each seat's bot class and reuse flag)."""
+    import importlib
+
+    module = importlib.import_module("arena.play")  # the package's ``arena.play`` attribute is the function
+    seen: list[tuple] = []
+    real = module.play
+
+    def recording(game, players, seed=0, **kw):
+        seen.append((str(game), seed, tuple((type(p).__name__, getattr(p, "reuse", None),
+                                             getattr(p, "sims_per_leaf", None)) for p in players)))
+        return real(game, players, seed=seed, **kw)
+
+    monkeypatch.setattr(module, "play", recording)
+    return seen
+
+
+def test_sorry_rotates_the_mcts_through_every_seat_on_the_same_deal(monkeypatch) -> None:
+    seen = _record_seats(monkeypatch)
+    tables, _ = run_experiment("sorry-determinized", {"games": "3", "grid": "3:1.4:2:4", "players": "3"},
+                               workers=1, quiet=True)
+    assert tables[0].rows[0]["games"] == 3 and len(seen) == 3
+    seats = [next(i for i, p in enumerate(players) if p[0] == "DeterminizedBot") for _, _, players in seen]
+    assert sorted(seats) == [0, 1, 2]  # every seat once
+    assert len({(game, seed) for game, seed, _ in seen}) == 1  # one deal: the same set-up and chance seed
+
+
+def test_colosseum_rotates_seats_and_reuses_trees_like_the_study(monkeypatch) -> None:
+    seen = _record_seats(monkeypatch)
+    run_experiment("colosseum-uct", {"games": "2", "iterations": "2", "sims": "2", "size": "6"}, workers=1,
+                   quiet=True)
+    assert len(seen) == 3 * 2  # annealed, reuse, sims=2: one deal of 2 games each
+    for i in range(0, 6, 2):
+        first, second = seen[i], seen[i + 1]
+        assert first[:2] == second[:2]  # the same board and chance seed
+        assert first[2] == second[2][::-1]  # the agents swapped seats
+    reuse_flags = [flag for _, _, players in seen for _, flag, _ in players]
+    assert reuse_flags.count(False) == 2  # only the "no reuse" side of the reuse match-up (2 games)
+    assert all(spl in (2, 3, 11) for _, _, players in seen for _, _, spl in players)
 
 
 # ----- every experiment end to end --------------------------------------------------------------------------------
