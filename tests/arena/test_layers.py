@@ -1,0 +1,176 @@
+"""The layering of docs/architecture.md, enforced: which package may import which, no import cycles, and docs that
+stand on their own.
+
+Every ``import`` of every module of arena's packages counts, function-level ones included (a lazy import is still a
+dependency); only imports under ``if TYPE_CHECKING:`` are left out (they never run). Cython sources are read for
+their ``import``/``cimport`` lines.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("games", "bots", "leaderboards", "arena")
+
+FOUNDATION = ("arena.errors", "arena.chance", "arena.snapshot", "arena.outcome", "arena.records", "arena.text",
+              "arena.limits", "arena.schema")
+"""arena's leaf modules: plain types and rules that the store and the sandbox build on (they import only games
+and each other)."""
+
+# module prefix -> the prefixes it may import (its own package is always allowed); the first matching rule applies.
+ALLOWED: list[tuple[str, tuple[str, ...]]] = [
+    ("games", ("games",)),
+    ("bots", ("games", "bots")),
+    *[(m, ("games",) + FOUNDATION) for m in FOUNDATION],
+    ("leaderboards", ("games", "leaderboards") + FOUNDATION),
+    ("arena.sandbox", ("games", "bots", "arena.sandbox") + FOUNDATION),
+    ("arena", PACKAGES),
+]
+
+# prefix -> the only importers it may have (besides itself): the front ends sit on top of everything.
+ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
+    "arena.commands": ("arena.cli",),
+    "arena.cli": (),
+    "arena.tui": ("arena.commands", "arena.bench"),
+    "arena.experiments": ("arena.commands", "arena.bench"),
+    "arena.bench": ("arena.commands", "arena.experiments"),
+}
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*")):
+            if path.suffix not in (".py", ".pyx") or "__pycache__" in path.parts:
+                continue
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imported(name: str, path: Path) -> Iterator[str]:
+    """The absolute names ``name`` imports (``from a import b`` gives ``a.b`` and ``a``)."""
+    text = path.read_text()
+    package = name if path.stem == "__init__" else name.rpartition(".")[0]
+    if path.suffix == ".pyx":
+        for match in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+c?import|c?import\s+([\w.]+))", text, re.M):
+            yield match.group(1) or match.group(2)
+        return
+    tree = ast.parse(text)
+    skip = _type_checking_lines(tree)
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def graph() -> dict[str, set[str]]:
+    """module -> the project modules it imports (a name resolves to its longest known module)."""
+    known = modules()
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        targets = set()
+        for target in imported(name, path):
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name and not _within(name, target):  # (a package's own __init__ runs first)
+                targets.add(target)
+        edges[name] = targets
+    return edges
+
+
+def test_every_import_follows_the_layers() -> None:
+    wrong = []
+    for module, targets in graph().items():
+        allowed = next(rule for prefix, rule in ALLOWED if _within(module, prefix))
+        own = module.split(".")[0]
+        for target in targets:
+            if not (_within(target, own) and own != "arena") and not any(_within(target, p) for p in allowed):
+                wrong.append(f"{module} imports {target}")
+            for prefix, importers in ONLY_IMPORTED_BY.items():
+                if _within(target, prefix) and not _within(module, prefix) and \
+                        not any(_within(module, p) for p in importers):
+                    wrong.append(f"{module} imports {target} (only {', '.join(importers) or 'nothing'} may)")
+    assert not wrong, "imports against docs/architecture.md's layers:\n" + "\n".join(sorted(wrong))
+
+
+def test_no_import_cycles() -> None:
+    edges = graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in edges:
+        if module not in index:
+            visit(module)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_layer_check_sees_a_forbidden_import(tmp_path: Path) -> None:
+    """The checker itself: a games module importing arena is caught (lazy or not)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from arena.bench import Record\n    return Record\n")
+    assert "arena.bench.Record" in set(imported("games.bad", bad))
+
+
+def test_docs_stand_on_their_own() -> None:
+    """No link out of the repository (a user's checkout has no ../shared)."""
+    outside = []
+    for doc in sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]:
+        for target in re.findall(r"\]\(([^)\s]+)", doc.read_text()):
+            if target.startswith(("http://", "https://", "mailto:", "#")):
+                continue
+            resolved = (doc.parent / target.split("#")[0]).resolve()
+            if ROOT not in resolved.parents and resolved != ROOT:
+                outside.append(f"{doc.relative_to(ROOT)}: {target}")
+        for line_number, line in enumerate(doc.read_text().splitlines() if doc.parent.name == "docs" else [], 1):
+            if re.search(r"(?<![\w-])(\.\./)?shared/(specs|notes|checks|DESIGN|STYLE)", line):
+                outside.append(f"{doc.relative_to(ROOT)}:{line_number}: names a file of the development folder")
+    assert not outside, "links outside the repository:\n" + "\n".join(outside)
