@@ -11,6 +11,11 @@ after each decision with ``Search.visits_at(path)``.
 
 The study gave each MCTS 10 ms per move (100 ms against greedy); here the budget is ``iterations`` per
 move, so results do not depend on the machine's load.
+
+Not the study's setup: the strategic MCTS here is ``rollout=greedy``, the heuristic for BOTH sides of every
+playout (so a playout returns the position's true value); the study's played the heuristic for its own
+moves only and random moves for the opponent. The compiled search has no one-seat greedy rollout, so
+the study's strategic row is not reproduced (docs/experiments.md, nim-mcts).
 """
 from __future__ import annotations
 
