@@ -233,6 +233,48 @@ class HeadToHeadTable(LiveTable):
     COLUMNS: Sequence[tuple[str, str]] = (("bot", "bot"),)
     NAME = "h2h"
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fixed_columns = 1  # the row bot stays in sight while a wide matrix scrolls sideways (left/right)
+        self.cursor_type = "cell"
+
+    def fit_names(self) -> None:
+        """Widens the bot column by the width's remainder so that the scrolling part shows whole columns: then
+        scrolling by whole columns also reaches the last one (the matrix's columns are all as wide)."""
+        columns = list(self.ordered_columns)
+        if len(columns) < 2:
+            return
+        names = columns[0]
+        natural = max(names.content_width, names.label.cell_len)
+        pad = 2 * self.cell_padding
+        step = columns[-1].get_render_width(self)
+        rest = self.scrollable_content_region.width - (natural + pad)
+        cells = sum(c.get_render_width(self) for c in columns[1:])
+        extra = rest % step if step and cells > rest > 0 else 0
+        if names.auto_width or names.width != natural + extra:
+            names.auto_width, names.width = False, natural + extra
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def on_resize(self) -> None:
+        self.fit_names()
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        """Scrolls sideways by whole columns: beside the fixed bot column a partly scrolled column showed the
+        tail of its cells ("% 2") as if it belonged to the bot's name."""
+        edges, x = [0], 0
+        for column in list(self.ordered_columns)[self.fixed_columns:]:
+            x += column.get_render_width(self)
+            edges.append(x)
+        snapped = min((e for e in edges if e >= new), default=new) if new >= old else \
+            max((e for e in edges if e <= new), default=0)
+        snapped = min(snapped, self.max_scroll_x) if snapped > self.max_scroll_x and new < self.max_scroll_x \
+            else snapped
+        if snapped != new and snapped <= self.max_scroll_x:
+            self.scroll_x = snapped
+            return
+        super().watch_scroll_x(old, new)
+
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
         top = snapshot.leaderboard[:H2H_MAX_BOTS]
@@ -258,6 +300,7 @@ class HeadToHeadTable(LiveTable):
                 self.add_column(f"#{rank}", key=b)
         self.COLUMNS = [("bot", "bot")] + [(b, "") for b in columns]
         self.sync(rows, selected)
+        self.fit_names()
 
 
 TABLES = (LeaderboardTable, GamesTable, HeadToHeadTable)

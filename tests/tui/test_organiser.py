@@ -60,3 +60,51 @@ async def test_the_head_to_head_keeps_its_selection_when_the_ranking_changes(fix
         fixture_store.store.upsert_bot(fixture_store.demo.id, "newbie", origin="submit", spec="random")
         await wait_for(pilot, lambda: h2h.row_count == 5)
         assert selected(h2h) == random_id
+
+
+def big_league(path: Path, n: int = 12) -> list[int]:
+    """A store with one league of ``n`` bots with long names, each pair played twice (the better name wins)."""
+    from arena.limits import Limits
+    from leaderboards.store import Store
+    from tests.tui.storefix import play_record
+    store = Store.open(path, create=True)
+    league = store.ensure_league("big", {"games": ["nim"], "limits": Limits().to_dict()})
+    ids = [store.upsert_bot(league.id, f"student-{i:02d}-long", origin="config", spec="random")[0].id
+           for i in range(n)]
+    k = 0
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                store.record_game(league.id, f"{k:06d}", "nim", 0, [ids[i], ids[j]],
+                                  play_record("nim", k, ["a", "b"], winner_first=i < j))
+                k += 1
+    store.rate_pending(league.id)
+    store.close()
+    return ids
+
+
+def line(widget, y: int) -> str:  # type: ignore[no-untyped-def]
+    return widget.render_line(y).text
+
+
+async def test_the_head_to_head_at_80_columns_scrolls_by_whole_columns_beside_the_names(tmp_path: Path) -> None:
+    big_league(tmp_path / "big.sqlite")
+    app = ArenaApp(tmp_path / "big.sqlite", poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("2")
+        h2h = app.query_one(HeadToHeadTable)
+        await wait_for(pilot, lambda: "100% 2" in line(h2h, 1))
+        seen = set()
+        for _ in range(12):
+            await pilot.press("right")
+            await pilot.pause(0.05)
+            header = line(h2h, 0)
+            seen |= {w for w in header.split() if w.startswith("#")}
+            for y in range(1, 6):  # the bot's name, then whole cells: never the tail of a half-scrolled one
+                row = line(h2h, y)
+                name = f"{y} student-{y - 1:02d}-long"
+                assert row.startswith(" " + name), row
+                after = row[len(name) + 1:].split()
+                assert after[0] in ("100%", "0%", "—"), row
+        assert {f"#{i}" for i in range(1, 13)} <= seen  # every column can be reached
