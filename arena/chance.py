@@ -21,6 +21,8 @@ import random
 import secrets
 from typing import Any
 
+from arena.errors import ConfigError
+
 KEY_BYTES = 32
 
 
@@ -39,14 +41,14 @@ def parse_key(text: str) -> bytes:
     """A key from its hex form (``--chance-key``).
 
     Raises:
-        ValueError: not 64 hex digits.
+        ConfigError: not 64 hex digits (a usage error: the key is the user's input).
     """
     try:
         key = bytes.fromhex(text)
     except ValueError:
         key = b""
     if len(key) != KEY_BYTES:
-        raise ValueError(f"a chance key is {2 * KEY_BYTES} hex digits (as printed in 'chance_key' by arena match "
+        raise ConfigError(f"a chance key is {2 * KEY_BYTES} hex digits (as printed in 'chance_key' by arena match "
                          f"--json), got {text[:80]!r}")
     return key
 

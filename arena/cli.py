@@ -85,10 +85,8 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except (GameSpecError, ConfigError, FileNotFoundError) as exc:
-        _usage_exit(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    except ValueError as exc:  # bad bot specs and other bad input from the user
-        _usage_exit(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except (GameSpecError, ConfigError, FileNotFoundError) as exc:  # our usage errors only: any other ValueError
+        _usage_exit(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)  # is a bug, reported as one
     except KeyboardInterrupt:
         click.echo("arena: interrupted", err=True)
         sys.exit(130)
