@@ -10,23 +10,28 @@ from collections.abc import Sequence
 BARS = "▁▂▃▄▅▆▇█"
 
 
-def sparkline(values: Sequence[float], width: int = 12) -> str:
-    """``values`` squeezed into ``width`` block characters (each the mean of its slice), scaled min..max.
+def sparkline(values: Sequence[float], width: int = 12, lo: float | None = None, hi: float | None = None) -> str:
+    """``values`` squeezed into ``width`` block characters (each the mean of its slice), scaled lo..hi (default:
+    their own min..max; give a shared lo..hi to draw several lines on one scale).
 
     >>> sparkline([0, 1, 2, 3], 4)
     '▁▃▆█'
     >>> sparkline([5, 5], 4)
     '▄▄'
+    >>> sparkline([0, 1], 2, lo=0, hi=30)
+    '▁▁'
     """
     if not values:
         return ""
     if len(values) > width:  # the mean of each of `width` equal slices
         step = len(values) / width
         values = [_mean(values[int(i * step):max(int((i + 1) * step), int(i * step) + 1)]) for i in range(width)]
-    lo, hi = min(values), max(values)
+    lo = min(values) if lo is None else lo
+    hi = max(values) if hi is None else hi
     if hi - lo < 1e-12:
         return BARS[len(BARS) // 2 - 1] * len(values)
-    return "".join(BARS[min(len(BARS) - 1, int((v - lo) / (hi - lo) * (len(BARS) - 1) + 0.5))] for v in values)
+    return "".join(BARS[max(0, min(len(BARS) - 1, int((v - lo) / (hi - lo) * (len(BARS) - 1) + 0.5)))]
+                   for v in values)
 
 
 def _mean(xs: Sequence[float]) -> float:

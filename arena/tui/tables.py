@@ -165,38 +165,59 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
 
 class LeaderboardTable(LiveTable):
     COLUMNS = (("rank", "#"), ("bot", "bot"), ("mu", "μ"), ("sigma", "σ"), ("exposed", "μ-3σ"), ("games", "games"),
-               ("wdl", "W/D/L"), ("fail", "fail"), ("trend", "trend"))
+               ("wdl", "W/D/L"), ("fail", "fail"), ("trend", "μ-3σ trend"))
 
     NAME = "leaderboard"
 
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
-        return [(str(row.bot_id), cls.cells(rank, row)) for rank, row in enumerate(snapshot.leaderboard, 1)]
+        scale = trend_scale(snapshot.leaderboard)
+        return [(str(row.bot_id), cls.cells(rank, row, scale)) for rank, row in enumerate(snapshot.leaderboard, 1)]
 
     @staticmethod
-    def cells(rank: int, row: LeaderRow) -> list[Cell]:
+    def cells(rank: int, row: LeaderRow, scale: tuple[float, float] | None = None) -> list[Cell]:
         if row.status == "active":
             label = Cell(row.label)
         else:
             label = Cell(f"{row.label} ({row.status})", "yellow" if row.status == "probation" else "dim italic")
         return [right(str(rank)), label, right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}"),
                 right(f"{row.exposed:.2f}", "bold"), right(str(row.games)), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
-                right(str(row.failures), "red" if row.failures else ""), Cell(trend_line(row.trend), "cyan")]
+                right(str(row.failures), "red" if row.failures else ""),
+                Cell(trend_line(row.trend, scale), "cyan")]
 
 
-_TREND_LINES: dict[int, tuple[tuple[float, ...], str]] = {}
+_TREND_LINES: dict[int, tuple[tuple[float, ...], tuple[float, float] | None, str]] = {}
+_TREND_RANGES: dict[int, tuple[tuple[float, ...], float, float]] = {}
 
 
-def trend_line(trend: tuple[float, ...]) -> str:
-    """The leaderboard's sparkline of a trend. A trend tuple stays the same object until its bot plays again
-    (the reader caches them), so each is squeezed once, not on every poll (4,000 points a bot at 100k games)."""
+def trend_scale(rows: list[LeaderRow]) -> tuple[float, float] | None:
+    """The lowest and highest μ-3σ over every bot's trend: one scale for all sparklines, so a bot whose line
+    is low is low against the others (scaled per bot, a losing bot's rising μ-3σ looked like a winner's)."""
+    lo = hi = None
+    for row in rows:
+        if not row.trend:
+            continue
+        hit = _TREND_RANGES.get(id(row.trend))  # min/max once per trend tuple (they are long at 100k games)
+        if hit is None or hit[0] is not row.trend:
+            if len(_TREND_RANGES) > 4096:
+                _TREND_RANGES.clear()
+            hit = _TREND_RANGES[id(row.trend)] = (row.trend, min(row.trend), max(row.trend))
+        lo = hit[1] if lo is None else min(lo, hit[1])
+        hi = hit[2] if hi is None else max(hi, hit[2])
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def trend_line(trend: tuple[float, ...], scale: tuple[float, float] | None = None) -> str:
+    """The leaderboard's sparkline of a trend on the shared ``scale``. A trend tuple stays the same object until
+    its bot plays again (the reader caches them), so each is squeezed once per scale, not on every poll (4,000
+    points a bot at 100k games)."""
     hit = _TREND_LINES.get(id(trend))
-    if hit is not None and hit[0] is trend:
-        return hit[1]
+    if hit is not None and hit[0] is trend and hit[1] == scale:
+        return hit[2]
     if len(_TREND_LINES) > 4096:  # trends replaced by newer ones: forget them all now and then
         _TREND_LINES.clear()
-    line = sparkline(trend, TREND_WIDTH)
-    _TREND_LINES[id(trend)] = (trend, line)
+    line = sparkline(trend, TREND_WIDTH, *(scale or (None, None)))
+    _TREND_LINES[id(trend)] = (trend, scale, line)
     return line
 
 

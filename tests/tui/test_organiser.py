@@ -108,3 +108,19 @@ async def test_the_head_to_head_at_80_columns_scrolls_by_whole_columns_beside_th
                 after = row[len(name) + 1:].split()
                 assert after[0] in ("100%", "0%", "—"), row
         assert {f"#{i}" for i in range(1, 13)} <= seen  # every column can be reached
+
+
+async def test_trend_sparklines_share_one_scale_and_say_what_they_are(store_file: Path) -> None:
+    from arena.tui.format import BARS
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None and app.snapshot.trends_complete)
+        board = app.query_one(LeaderboardTable)
+        first, last = app.snapshot.leaderboard[0], app.snapshot.leaderboard[-1]  # uct, random (0 wins)
+        await wait_for(pilot, lambda: cell_text(board, str(first.bot_id), "trend") != "")
+        top = cell_text(board, str(first.bot_id), "trend")
+        bottom = cell_text(board, str(last.bot_id), "trend")
+        # random's μ-3σ rises as its σ shrinks; on one scale it still ends far below the leader's line
+        assert BARS.index(bottom[-1]) < BARS.index(top[-1]) - 2, (top, bottom)
+        assert max(top) == BARS[-1] and min(bottom) == BARS[0]
+        assert [c.label.plain for c in board.ordered_columns][-1] == "μ-3σ trend"
