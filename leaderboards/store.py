@@ -15,7 +15,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,219 +22,25 @@ from arena.chance import new_key
 from arena.errors import ConfigError
 from arena.outcome import seat_results
 from arena.snapshot import Snapshot
-from leaderboards import storefile
+from leaderboards import rating_fold, storefile
+from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, PROVISIONAL,
+                                 RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
+                                 script, transaction)
 from leaderboards.probation import ProbationRule
-from leaderboards.ratings import ALL, BotRating, RatedGame, Rater, failure_reasons
+from leaderboards.ratings import ALL, BotRating, RatedGame, failure_reasons
 from leaderboards.storefile import StoreError
+from leaderboards.store_views import StoreViews
 
-SCHEMA_VERSION = 4
 DEFAULT_DB = "arena.sqlite"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS leagues (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    config TEXT NOT NULL DEFAULT '{}',
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    chance_key BLOB
-);
-CREATE TABLE IF NOT EXISTS bots (
-    id INTEGER PRIMARY KEY,
-    league_id INTEGER NOT NULL REFERENCES leagues(id),
-    name TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('builtin', 'file')),
-    spec TEXT,
-    filename TEXT,
-    source TEXT,
-    content_hash TEXT NOT NULL,
-    origin TEXT NOT NULL CHECK (origin IN ('config', 'submit')),
-    games TEXT,
-    trusted INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'probation', 'retired')),
-    status_reason TEXT NOT NULL DEFAULT '',
-    consecutive_failures INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    snapshot BLOB,
-    UNIQUE (league_id, name, version)
-);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    league_id INTEGER NOT NULL REFERENCES leagues(id),
-    schedule_key TEXT NOT NULL,
-    base_game TEXT NOT NULL,
-    game TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    players TEXT NOT NULL,
-    history TEXT NOT NULL,
-    returns TEXT NOT NULL,
-    terminations TEXT NOT NULL,
-    move_seats TEXT NOT NULL,
-    wall_times TEXT NOT NULL,
-    cpu_times TEXT NOT NULL,
-    failures TEXT NOT NULL,
-    duration REAL NOT NULL,
-    info TEXT NOT NULL,
-    rated INTEGER NOT NULL DEFAULT 0,
-    finished REAL NOT NULL,
-    rating_seq INTEGER,
-    UNIQUE (league_id, schedule_key)
-);
-CREATE INDEX IF NOT EXISTS games_league_rated ON games (league_id, rated, schedule_key);
-CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
-CREATE TABLE IF NOT EXISTS game_seats (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seat INTEGER NOT NULL,
-    bot_id INTEGER NOT NULL REFERENCES bots(id),
-    score REAL NOT NULL,
-    result TEXT NOT NULL CHECK (result IN ('win', 'draw', 'loss')),
-    termination TEXT NOT NULL,
-    mu REAL,
-    sigma REAL,
-    game_mu REAL,
-    game_sigma REAL,
-    PRIMARY KEY (game_id, seat)
-);
-CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats (bot_id);
-CREATE TABLE IF NOT EXISTS ratings (
-    league_id INTEGER NOT NULL REFERENCES leagues(id),
-    scope TEXT NOT NULL,
-    bot_id INTEGER NOT NULL REFERENCES bots(id),
-    mu REAL NOT NULL,
-    sigma REAL NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    draws INTEGER NOT NULL,
-    losses INTEGER NOT NULL,
-    timeouts INTEGER NOT NULL,
-    crashes INTEGER NOT NULL,
-    illegal INTEGER NOT NULL,
-    memory INTEGER NOT NULL,
-    protocol INTEGER NOT NULL,
-    updated REAL NOT NULL,
-    PRIMARY KEY (league_id, scope, bot_id)
-);
-"""
-
-# schema 1 -> 2: the rating history (the store is then recomputed so that every rated game has it)
-_MIGRATE_1_TO_2 = """
-ALTER TABLE games ADD COLUMN rating_seq INTEGER;
-ALTER TABLE game_seats ADD COLUMN mu REAL;
-ALTER TABLE game_seats ADD COLUMN sigma REAL;
-ALTER TABLE game_seats ADD COLUMN game_mu REAL;
-ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
-CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
-"""
-
-# schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
-_MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
-# schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest as content_hash
-_MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
-_BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
-                "status, status_reason, consecutive_failures, created")
-"""Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""
-
-UNRATED, RATED, PROVISIONAL = 0, 1, 2
-"""Values of ``games.rated``: not folded yet; folded in schedule order; folded out of schedule order while
-earlier games were still being played (made exact by one recomputation once they are all in)."""
-_FLUSH = 10_000
-"""History rows written per executemany while folding (keeps a 100,000-game recomputation's memory flat)."""
-
-_RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts", "crashes", "illegal", "memory",
-                  "protocol")
-
-
-
+__all__ = ["DEFAULT_DB", "PROVISIONAL", "RATED", "SCHEMA_VERSION", "UNRATED", "Bot", "League", "Store", "StoreError",
+           "StoredGame", "content_hash"]
 
 def content_hash(text: str) -> str:
     """sha256 of a bot's source (or spec): a changed file is a new version."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@dataclass
-class League:
-    id: int
-    name: str
-    config: dict[str, Any]
-    created: float
-    updated: float
-
-
-@dataclass
-class Bot:
-    """One version of a bot in a league."""
-
-    id: int
-    league_id: int
-    name: str
-    version: int
-    kind: str
-    """``builtin`` (``spec`` set) or ``file`` (a snapshot: :meth:`Store.snapshot`; ``filename`` + ``source`` are its
-    entry file)."""
-    spec: str | None
-    filename: str | None
-    source: str | None
-    content_hash: str
-    origin: str
-    """``config`` (listed in the league file) or ``submit`` (entered with ``arena submit``)."""
-    games: list[str] | None
-    """The game specs this bot plays (None: every game of the league)."""
-    trusted: bool
-    status: str
-    """``active``, ``probation`` (skipped until resubmitted) or ``retired`` (replaced by a newer version or
-    removed from the league file)."""
-    status_reason: str
-    consecutive_failures: int
-    created: float
-
-    @property
-    def label(self) -> str:
-        return self.name if self.version == 1 else f"{self.name}@v{self.version}"
-
-    def plays(self, game: str) -> bool:
-        return self.games is None or game in self.games
-
-
-@dataclass
-class StoredGame:
-    """One stored game (a :class:`arena.records.GameRecord` plus its place in the league)."""
-
-    id: int
-    league_id: int
-    schedule_key: str
-    base_game: str
-    game: str
-    round: int
-    seed: int
-    seats: list[int]
-    players: list[str]
-    history: list[int]
-    returns: list[float]
-    terminations: list[str]
-    move_seats: list[int]
-    wall_times: list[float]
-    cpu_times: list[float]
-    failures: list[dict[str, Any]]
-    duration: float
-    info: dict[str, Any] = field(default_factory=dict)
-    rated: bool = False
-    finished: float = 0.0
-    rating_seq: int | None = None
-    """Its place in the fold that made the current ratings (None while unrated)."""
-
-
-_GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times",
-              "failures", "info")
-
-
-class Store:
+class Store(StoreViews):
     """A connection to one store file. Use :meth:`open`; close it (or use it as a context manager)."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, schema_version: int = SCHEMA_VERSION) -> None:
@@ -298,8 +103,8 @@ class Store:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys=ON")
             if version is None:
-                with _transaction(conn):
-                    _script(conn, _SCHEMA)
+                with transaction(conn):
+                    script(conn, SCHEMA)
                     conn.execute(f"PRAGMA application_id={storefile.APPLICATION_ID}")
                     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                                  (str(SCHEMA_VERSION),))
@@ -323,16 +128,16 @@ class Store:
         """Up to the current schema in one transaction. 1 -> 2 adds the history columns, then recomputes every
         league's rated games (the same games, the same ratings) so that each of them gets its history;
         2 -> 3 gives every league a secret chance key (its games played before keep their public-seed chance)."""
-        with _transaction(self.conn):
+        with transaction(self.conn):
             version = self._schema_version(self.conn) or SCHEMA_VERSION  # another writer may have migrated it
             if version == 1:
-                _script(self.conn, _MIGRATE_1_TO_2)
+                script(self.conn, MIGRATE_1_TO_2)
                 self.schema_version = version = 2
                 for league in self.leagues():
-                    self._recompute(league.id, f"AND rated != {UNRATED}")
+                    rating_fold.recompute(self, league.id, f"AND rated != {UNRATED}")
             if version == 2:
                 if not any(r["name"] == "chance_key" for r in self.conn.execute("PRAGMA table_info(leagues)")):
-                    self.conn.execute(_MIGRATE_2_TO_3)
+                    self.conn.execute(MIGRATE_2_TO_3)
                 for (league_id,) in self.conn.execute("SELECT id FROM leagues WHERE chance_key IS NULL").fetchall():
                     self.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (new_key(), league_id))
             if version <= 3:
@@ -345,7 +150,7 @@ class Store:
         content_hash, so an unchanged league file stays the same version."""
         from arena import snapshot
         if not any(r["name"] == "snapshot" for r in self.conn.execute("PRAGMA table_info(bots)")):
-            self.conn.execute(_MIGRATE_3_TO_4)
+            self.conn.execute(MIGRATE_3_TO_4)
         rows = self.conn.execute("SELECT id, filename, source FROM bots WHERE kind='file' AND snapshot IS NULL")
         for bot_id, filename, source in rows.fetchall():
             snap = snapshot.single(filename if (filename or "").endswith(".py") and "/" not in filename else "bot.py",
@@ -402,7 +207,7 @@ class Store:
     def ensure_league(self, name: str, config: dict[str, Any]) -> League:
         """Creates the league (with its secret chance key), or updates its stored config."""
         now = time.time()
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.execute(
                 "INSERT INTO leagues (name, config, created, updated, chance_key) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET config=excluded.config, updated=excluded.updated",
@@ -424,7 +229,7 @@ class Store:
         league = self.league(name)
         if league is None:
             return False
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.execute("DELETE FROM game_seats WHERE game_id IN (SELECT id FROM games WHERE league_id=?)",
                               (league.id,))
             for table in ("ratings", "games", "bots"):
@@ -440,18 +245,18 @@ class Store:
 
     # -- bots ------------------------------------------------------------------------------------
     def bots(self, league_id: int, *, include_retired: bool = True) -> list[Bot]:
-        sql = f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
+        sql = f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
         return [self._bot(r) for r in self.conn.execute(sql + " ORDER BY id", (league_id,))]
 
     def bot(self, bot_id: int) -> Bot:
-        row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE id=?", (bot_id,)).fetchone()
+        row = self.conn.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE id=?", (bot_id,)).fetchone()
         if row is None:
             raise KeyError(bot_id)
         return self._bot(row)
 
     def current_bot(self, league_id: int, name: str) -> Bot | None:
         """The newest version of a bot by name."""
-        row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? ORDER BY version DESC "
+        row = self.conn.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? ORDER BY version DESC "
                                 "LIMIT 1",
                                 (league_id, name)).fetchone()
         return self._bot(row) if row else None
@@ -477,8 +282,8 @@ class Store:
             filename, source, blob = snapshot.entry, snapshot.entry_text(), snapshots.pack(snapshot)
         digest = content_hash(spec) if spec is not None else snapshot.digest  # type: ignore[union-attr]
         games_json = None if games is None else json.dumps(list(games))
-        with _transaction(self.conn):
-            row = self.conn.execute(f"SELECT {_BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? "
+        with transaction(self.conn):
+            row = self.conn.execute(f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=? AND name=? "
                                     "ORDER BY version DESC LIMIT 1",
                                     (league_id, name)).fetchone()
             if row is not None and row["content_hash"] == digest and row["kind"] == kind:
@@ -516,17 +321,17 @@ class Store:
         return snapshots.unpack(bytes(row[3]), row[2])
 
     def retire_bot(self, bot_id: int, reason: str) -> None:
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE id=?", (reason, bot_id))
 
     def set_probation(self, bot_id: int, reason: str) -> None:
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=?", (reason, bot_id))
 
     def release_bot(self, bot_id: int) -> bool:
         """Lifts a bot's probation as it is (``arena league release``): active again, its run of failures and its
         failure-rate window start afresh. Returns False when it was not on probation."""
-        with _transaction(self.conn):
+        with transaction(self.conn):
             cur = self.conn.execute("UPDATE bots SET status='active', status_reason='', consecutive_failures=0 "
                                     "WHERE id=? AND status='probation'", (bot_id,))
             if cur.rowcount:
@@ -577,7 +382,7 @@ class Store:
         Returns:
             The new game id, or None when a game with this schedule key is already stored (never twice).
         """
-        with _transaction(self.conn):
+        with transaction(self.conn):
             inserted = self._insert_game(league_id, schedule_key, base_game, round_, seats, record)
             if inserted is None:
                 return None
@@ -607,7 +412,7 @@ class Store:
         transaction: a bulk import (synthetic stores for benchmarks, copies), without the probation
         bookkeeping of :meth:`record_game`. Keys already stored are skipped. Returns the games stored."""
         stored = 0
-        with _transaction(self.conn):
+        with transaction(self.conn):
             for key, base_game, round_, seats, record in games:
                 stored += self._insert_game(league_id, key, base_game, round_, seats, record) is not None
         return stored
@@ -635,6 +440,10 @@ class Store:
             [(game_id, seat, bot_id, returns[seat], result, terminations[seat])
              for (seat, bot_id), result in zip(enumerate(seats), seat_results(returns))])
         return game_id, terminations
+
+    def checkpoint(self) -> None:
+        """Moves the write-ahead log into the file and empties it (the file's size is then the store's)."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def backup(self, dest: str | os.PathLike[str]) -> None:
         """Copies the store (committed state, WAL included) to a new file, e.g. to measure on a copy."""
@@ -672,20 +481,10 @@ class Store:
         for row in self.conn.execute(sql + " ORDER BY id", args):
             yield self._game(row)
 
-    def count_games(self, league_id: int) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM games WHERE league_id=?", (league_id,)).fetchone()[0])
-
-    def tamper(self, game_id: int, **fields: Any) -> None:
-        """Overwrites stored fields of a game (for tests of ``arena replay --verify``)."""
-        sets = ", ".join(f"{k}=?" for k in fields)
-        values = [json.dumps(v) if k in _GAME_JSON else v for k, v in fields.items()]
-        with _transaction(self.conn):
-            self.conn.execute(f"UPDATE games SET {sets} WHERE id=?", (*values, game_id))
-
     @staticmethod
     def _game(row: sqlite3.Row) -> StoredGame:
         data = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row iterates values
-        for key in _GAME_JSON:
+        for key in GAME_JSON:
             data[key] = json.loads(data[key])
         data["rated"] = bool(data["rated"])
         return StoredGame(**data)
@@ -694,13 +493,13 @@ class Store:
     def ratings(self, league_id: int, scope: str = ALL) -> dict[int, BotRating]:
         """Stored ratings of a league: bot id -> rating (``scope`` is ``*`` or one game spec)."""
         rows = self.conn.execute("SELECT * FROM ratings WHERE league_id=? AND scope=?", (league_id, scope))
-        return {r["bot_id"]: BotRating(**{f: r[f] for f in _RATING_FIELDS}) for r in rows}
+        return {r["bot_id"]: BotRating(**{f: r[f] for f in RATING_FIELDS}) for r in rows}
 
     def scopes(self, league_id: int) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT scope FROM ratings WHERE league_id=? ORDER BY scope",
                                                 (league_id,))]
 
-    def _rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[tuple[int, RatedGame]]:
+    def rated_games(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> Iterator[tuple[int, RatedGame]]:
         """(game id, what rating needs) of a league's games, in schedule order."""
         sql = (f"SELECT id, schedule_key, base_game, seats, returns, terminations, failures FROM games "
                f"WHERE league_id=? {where} ORDER BY schedule_key")
@@ -708,132 +507,76 @@ class Store:
             yield r[0], RatedGame(r[1], r[2], json.loads(r[3]), json.loads(r[4]), json.loads(r[5]),
                                   json.loads(r[6]))
 
+    def transaction(self) -> transaction:
+        """``with store.transaction():`` several writes commit together (nested uses join the outer one)."""
+        return transaction(self.conn)
+
+    # -- the rating fold's reads and writes (the policy: leaderboards/rating_fold.py) ----------------------
     def recompute_ratings(self, league_id: int) -> dict[int, BotRating]:
-        """Recomputes every rating of a league (and its history) from its stored games, in schedule order,
-        and stores them."""
-        with _transaction(self.conn):
-            self._recompute(league_id)
-        return self.ratings(league_id)
+        """:func:`leaderboards.rating_fold.recompute_ratings` (every rating of a league from its games)."""
+        return rating_fold.recompute_ratings(self, league_id)
 
-    def _recompute(self, league_id: int, where: str = "", args: Sequence[Any] = ()) -> int:
-        """Folds the games selected by ``where`` from the prior, in schedule order, into fresh ratings and
-        history; every other game becomes unrated. Call inside a transaction. Returns the games folded."""
-        seq = self._next_seq(league_id)  # above every old number: a reader sees the history was rewritten
-        games = list(self._rated_games(league_id, where, args))
-        self.conn.execute(f"UPDATE games SET rated={UNRATED}, rating_seq=NULL WHERE league_id=? AND rated != "
-                          f"{UNRATED}", (league_id,))
-        rater = Rater()
-        self._fold(rater, games, RATED, seq)
-        self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
-        self._write_ratings(league_id, rater, list(rater.table))
-        return len(games)
+    def rate_pending(self, league_id: int, before: str | None = None) -> int:
+        """:func:`leaderboards.rating_fold.rate_pending` (the games below ``before`` rated)."""
+        return rating_fold.rate_pending(self, league_id, before)
 
-    def _next_seq(self, league_id: int) -> int:
+    def next_rating_seq(self, league_id: int) -> int:
         return int(self.conn.execute("SELECT coalesce(max(rating_seq), 0) + 1 FROM games WHERE league_id=?",
                                      (league_id,)).fetchone()[0])
 
-    def _fold(self, rater: Rater, games: Iterable[tuple[int, RatedGame]], status: int, seq: int) -> set[tuple[str, int]]:
-        """Applies ``games`` in the given order to ``rater``, storing each seat's rating after its game (the
-        history), the game's ``rated`` status and its place in the fold (``rating_seq``, from ``seq`` on).
-        Returns the (scope, bot) entries changed."""
-        touched: set[tuple[str, int]] = set()
-        history: list[tuple[float, float, float, float, int, int]] = []
-        marks: list[tuple[int, int, int]] = []
-        table = rater.table
-        for game_id, game in games:
-            changed = rater.apply(game)
-            if changed:  # a bot against itself is not rated: no history
-                touched.update(changed)
-                for seat, bot in enumerate(game.seats):
-                    a, g = table[(ALL, bot)], table[(game.game, bot)]
-                    history.append((a.mu, a.sigma, g.mu, g.sigma, game_id, seat))
-            marks.append((status, seq, game_id))
-            seq += 1
-            if len(marks) >= _FLUSH:
-                self._write_fold(history, marks)
-                history, marks = [], []
-        self._write_fold(history, marks)
-        return touched
+    def unrate_games(self, league_id: int) -> None:
+        self.conn.execute(f"UPDATE games SET rated={UNRATED}, rating_seq=NULL WHERE league_id=? AND rated != "
+                          f"{UNRATED}", (league_id,))
 
-    def _write_fold(self, history: list[tuple[float, float, float, float, int, int]],
-                    marks: list[tuple[int, int, int]]) -> None:
+    def delete_ratings(self, league_id: int) -> None:
+        self.conn.execute("DELETE FROM ratings WHERE league_id=?", (league_id,))
+
+    def write_fold(self, history: list[tuple[float, float, float, float, int, int]],
+                   marks: list[tuple[int, int, int]]) -> None:
+        """Each seat's ratings after its game ``(mu, sigma, game_mu, game_sigma, game id, seat)`` and each game's
+        ``(rated status, rating_seq, game id)``."""
         self.conn.executemany("UPDATE game_seats SET mu=?, sigma=?, game_mu=?, game_sigma=? WHERE game_id=? AND seat=?",
                               history)
         self.conn.executemany("UPDATE games SET rated=?, rating_seq=? WHERE id=?", marks)
 
-    def rate_pending(self, league_id: int, before: str | None = None) -> int:
-        """Rates the stored, not yet rated games whose schedule key is below ``before`` (all when None): the
-        writer passes the first key still being played, so everything below it is final.
-
-        Games that come after every rated one (the normal case) are folded onto the stored ratings in schedule
-        order. Games that sort before a rated one (a bot entered into a running league, a resumed run) are
-        folded in too, but marked provisional, as long as an earlier game is still outstanding (``before`` at
-        or below the highest rated key); once none is (``before`` above it, or None), the league is recomputed
-        once in schedule order. So the stored ratings equal a schedule-order recomputation whenever no game
-        is provisional, and entering a bot into a league of 100,000 games costs one recomputation, not one per
-        game.
-
-        Returns:
-            The number of games newly rated.
-        """
-        bound, args = ("AND schedule_key < ?", [before]) if before is not None else ("", [])
-        with _transaction(self.conn):
-            low, high, count = self.conn.execute(
-                f"SELECT min(schedule_key), max(schedule_key), count(*) FROM games WHERE league_id=? "
-                f"AND rated={UNRATED} {bound}", (league_id, *args)).fetchone()
-            provisional = self.conn.execute(f"SELECT 1 FROM games WHERE league_id=? AND rated={PROVISIONAL} LIMIT 1",
-                                            (league_id,)).fetchone() is not None
-            if not count and not provisional:
-                return 0
-            # two indexed max() lookups (a "rated != 0" would scan the league)
-            top = max((k for (k,) in self.conn.execute(
-                "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=? UNION ALL "
-                "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=?",
-                (league_id, RATED, league_id, PROVISIONAL)) if k is not None), default=None)
-            if top is not None and (provisional or low < top):
-                if before is None or before > max(top, high or top):  # nothing below the top is outstanding
-                    self._recompute(league_id, bound, args)  # (even with nothing new: provisional games end)
-                    return int(count)
-                if not count:
-                    return 0
-                status = PROVISIONAL
-            else:
-                status = RATED
-            pending = list(self._rated_games(league_id, f"AND rated={UNRATED} {bound}", args))
-            rater = Rater()
-            bots = {b for _, g in pending for b in g.seats}
-            scopes = {ALL} | {g.game for _, g in pending}
-            placeholders = ",".join("?" * len(bots))
-            for r in self.conn.execute(f"SELECT * FROM ratings WHERE league_id=? AND bot_id IN ({placeholders})",
-                                       (league_id, *bots)):
-                if r["scope"] in scopes:
-                    rater.table[(r["scope"], r["bot_id"])] = BotRating(**{f: r[f] for f in _RATING_FIELDS})
-            touched = self._fold(rater, pending, status, self._next_seq(league_id))
-            self._write_ratings(league_id, rater, touched)
-        return len(pending)
-
-    def _write_ratings(self, league_id: int, rater: Rater, keys: Iterable[tuple[str, int]]) -> None:
+    def write_ratings(self, league_id: int, ratings: Iterable[tuple[tuple[str, int], BotRating]]) -> None:
+        """Stores ``((scope, bot id), rating)`` entries."""
         now = time.time()
-        rows = []
-        for scope, bot in keys:
-            r = rater.table[(scope, bot)]
-            rows.append((league_id, scope, bot, *(getattr(r, f) for f in _RATING_FIELDS), now))
+        rows = [(league_id, scope, bot, *(getattr(r, f) for f in RATING_FIELDS), now) for (scope, bot), r in ratings]
         self.conn.executemany(
-            f"INSERT OR REPLACE INTO ratings (league_id, scope, bot_id, {', '.join(_RATING_FIELDS)}, updated) "
-            f"VALUES ({', '.join('?' * (len(_RATING_FIELDS) + 4))})", rows)
+            f"INSERT OR REPLACE INTO ratings (league_id, scope, bot_id, {', '.join(RATING_FIELDS)}, updated) "
+            f"VALUES ({', '.join('?' * (len(RATING_FIELDS) + 4))})", rows)
+
+    def stored_ratings(self, league_id: int, bots: Iterable[int], scopes: Iterable[str]
+                       ) -> dict[tuple[str, int], BotRating]:
+        """(scope, bot id) -> stored rating, for the given bots in the given scopes."""
+        bots, scopes = list(bots), set(scopes)
+        rows = self.conn.execute(f"SELECT * FROM ratings WHERE league_id=? AND bot_id IN ({','.join('?' * len(bots))})",
+                                 (league_id, *bots))
+        return {(r["scope"], r["bot_id"]): BotRating(**{f: r[f] for f in RATING_FIELDS}) for r in rows
+                if r["scope"] in scopes}
+
+    def unrated_span(self, league_id: int, before: str | None) -> tuple[str | None, str | None, int]:
+        """(lowest key, highest key, count) of the unrated games below ``before`` (all when None)."""
+        bound, args = ("AND schedule_key < ?", [before]) if before is not None else ("", [])
+        low, high, count = self.conn.execute(
+            f"SELECT min(schedule_key), max(schedule_key), count(*) FROM games WHERE league_id=? "
+            f"AND rated={UNRATED} {bound}", (league_id, *args)).fetchone()
+        return low, high, int(count)
+
+    def has_provisional(self, league_id: int) -> bool:
+        return self.conn.execute(f"SELECT 1 FROM games WHERE league_id=? AND rated={PROVISIONAL} LIMIT 1",
+                                 (league_id,)).fetchone() is not None
+
+    def top_rated_key(self, league_id: int) -> str | None:
+        """The highest schedule key rated (in order or provisionally)."""
+        # two indexed max() lookups (a "rated != 0" would scan the league)
+        return max((k for (k,) in self.conn.execute(
+            "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=? UNION ALL "
+            "SELECT max(schedule_key) FROM games WHERE league_id=? AND rated=?",
+            (league_id, RATED, league_id, PROVISIONAL)) if k is not None), default=None)
 
     # -- views -----------------------------------------------------------------------------------
-    def outcomes(self, league_id: int, scope: str = ALL) -> list[tuple[str, list[int], list[float]]]:
-        """(schedule key, bot id per seat, returns) of a league's games in schedule order: what the batch Elo fit
-        (leaderboards/elo.py) and the adaptive schedule need (``scope``: ``*`` or one game spec)."""
-        sql = "SELECT schedule_key, seats, returns FROM games WHERE league_id=?"
-        args: list[Any] = [league_id]
-        if scope != ALL:
-            sql += " AND base_game=?"
-            args.append(scope)
-        loads = json.loads
-        return [(r[0], loads(r[1]), loads(r[2])) for r in self.conn.execute(sql + " ORDER BY schedule_key", args)]
-
     # The adaptive schedule's decisions (arena/adaptive.py): one row per batch. The table is created by the first
     # writer that records one (no schema bump: a store without it simply has no decisions, and an older arena
     # ignores a table it does not know).
@@ -843,7 +586,7 @@ class Store:
 
     def record_decision(self, league_id: int, decision: dict[str, Any]) -> int:
         """Stores the next batch's decision (JSON) and returns its batch number (0, 1, ...)."""
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.execute(self._DECISIONS)
             batch = self.conn.execute("SELECT coalesce(max(batch) + 1, 0) FROM schedule_decisions WHERE league_id=?",
                                       (league_id,)).fetchone()[0]
@@ -858,47 +601,3 @@ class Store:
             return []
         return [json.loads(r[0]) for r in self.conn.execute(
             "SELECT decision FROM schedule_decisions WHERE league_id=? ORDER BY batch", (league_id,))]
-
-    def head_to_head(self, league_id: int, scope: str = ALL) -> dict[tuple[int, int], tuple[int, int, int]]:
-        """(bot a, bot b) -> (games a won against b, draws, games a lost) over games where both sat.
-
-        In multi-player games a "win against b" means a finished above b.
-        """
-        sql = ("SELECT a.bot_id, b.bot_id, "
-               "sum(a.score > b.score), sum(a.score = b.score), sum(a.score < b.score) "
-               "FROM game_seats a JOIN game_seats b ON a.game_id = b.game_id AND a.seat != b.seat "
-               "JOIN games g ON g.id = a.game_id WHERE g.league_id=? AND a.bot_id != b.bot_id")
-        args: list[Any] = [league_id]
-        if scope != ALL:
-            sql += " AND g.base_game=?"
-            args.append(scope)
-        sql += " GROUP BY a.bot_id, b.bot_id"
-        return {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql, args)}
-
-
-def _script(conn: sqlite3.Connection, script: str) -> None:
-    """Runs ``;``-separated statements one by one (``executescript`` would commit the open transaction)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            conn.execute(statement)
-
-
-class _transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nested uses join the outer transaction."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.outer = False
-
-    def __enter__(self) -> None:
-        self.outer = not self.conn.in_transaction
-        if self.outer:
-            self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if not self.outer:
-            return
-        if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")

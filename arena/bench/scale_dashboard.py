@@ -130,7 +130,7 @@ def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 
         t1 = time.perf_counter()
         store.rate_pending(league.id)
         t2 = time.perf_counter()
-        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the size of the file is then the store's size
+        store.checkpoint()  # the size of the file is then the store's size
     size = path.stat().st_size
     return {"stored_games": stored, "bots": bots, "insert_seconds": t1 - t0, "rate_seconds": t2 - t1, "bytes": size,
             "bytes_per_game": size / stored if stored else 0.0}

@@ -63,6 +63,7 @@ games = ["nim"]
 """
 
 _ID = re.compile(r"^game \d+", re.M)
+_DETAIL = re.compile(r"(failed: \w+ at action \d+): .*")  # a failure's wording (others may reword it): not compared
 _MS = re.compile(r"\s*\[\d+(\.\d+)? ms\]")
 _VARYING_INFO = {"bot_uids", "run_delays", "deadline_extensions", "sandbox", "host", "pid", "worker"}  # machine, load
 
@@ -112,7 +113,8 @@ def capture(d: Path) -> dict[str, Any]:
     assert sorry and failed, "the league should hold a game with chance and one with a failure"
     chosen = {g.schedule_key: g.id for g in games if g.id in (games[0].id, sorry[0], failed[0], failed[-1])}
     # ids follow the order games finished in (two at once): keyed by schedule key, the id left out of the text
-    out["replays"] = {key: _ID.sub("game #", _MS.sub("", _ok(arena(d, "replay", str(i), "--db", "golden.sqlite"))))
+    out["replays"] = {key: _DETAIL.sub(r"\1", _ID.sub("game #", _MS.sub("", _ok(arena(d, "replay", str(i), "--db",
+                                                                                         "golden.sqlite")))))
                       for key, i in chosen.items()}
     out["verify"] = {key: _ID.sub("game #", _ok(arena(d, "replay", str(i), "--db", "golden.sqlite", "--verify")))
                      for key, i in chosen.items()}

@@ -14,6 +14,7 @@ from tests.leaderboards.support import (
     SEAT1_FAILING_BOT,
     SYNTAX_ERROR_BOT,
     arena,
+    tamper,
     write,
 )
 
@@ -124,9 +125,9 @@ def test_replay_prints_moves_and_verify_catches_a_tampered_history(league, tmp_p
         g = store.game(1)
         history = list(g.history)
         history[2] = 99  # nobody may take 99 counters
-        store.tamper(1, history=history)
+        tamper(store, 1, history=history)
         g2 = store.game(2)
-        store.tamper(2, returns=[-r for r in g2.returns])
+        tamper(store, 2, returns=[-r for r in g2.returns])
     bad = arena(tmp_path, "replay", "1", "--db", str(copy), "--verify")
     assert bad.returncode == 1 and "diverges at action 3" in bad.stderr and "illegal" in bad.stderr
     bad2 = arena(tmp_path, "replay", "2", "--db", str(copy), "--verify")

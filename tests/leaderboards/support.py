@@ -1,10 +1,15 @@
 """Helpers for the league tests: run the CLI in a directory, write league files and bot files."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
+
+from leaderboards.schema import GAME_JSON, transaction
+from leaderboards.store import Store
 
 RANDOM_BOT = """
 import random
@@ -54,3 +59,11 @@ def arena(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedPr
 def write(path: Path, text: str) -> Path:
     path.write_text(textwrap.dedent(text).lstrip())
     return path
+
+
+def tamper(store: Store, game_id: int, **fields: Any) -> None:
+    """Overwrites stored fields of a game (tests of ``arena replay --verify``): what no arena code may do."""
+    sets = ", ".join(f"{k}=?" for k in fields)
+    values = [json.dumps(v) if k in GAME_JSON else v for k, v in fields.items()]
+    with transaction(store.conn):
+        store.conn.execute(f"UPDATE games SET {sets} WHERE id=?", (*values, game_id))

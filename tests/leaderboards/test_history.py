@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.schedule import league_schedule
-from leaderboards import queries
+from leaderboards import queries, rating_fold
 from leaderboards.ratings import ALL, RatedGame, Rater
 from leaderboards.store import SCHEMA_VERSION, Store
 
@@ -257,13 +257,13 @@ def test_a_bot_entered_late_is_rated_provisionally_then_recomputed_once(store: S
     assert_equals_fold(store, league.id)
 
     recomputes = []
-    original = Store._recompute
+    original = rating_fold.recompute
 
-    def counting(self: Store, *args: object) -> int:
+    def counting(s: Store, *args: object) -> int:
         recomputes.append(args)
-        return original(self, *args)
+        return original(s, *args)
 
-    monkeypatch.setattr(Store, "_recompute", counting)
+    monkeypatch.setattr(rating_fold, "recompute", counting)
     # b3 enters: its games sort into every round, before the rated round-2 games; plus a new round 3
     after = league_schedule([("nim", 2)], {"nim": ids}, 8, 7)
     new = [f for f in after if f.key not in {o.key for o in old}]

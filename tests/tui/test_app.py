@@ -12,6 +12,7 @@ from arena.tui.format import BARS
 from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
 from arena.tui.tables import TREND_WIDTH, GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.store import SCHEMA_VERSION, Store
+from tests.leaderboards.support import tamper
 from tests.tui.conftest import wait_for
 from tests.tui.storefix import Fixture
 
@@ -202,7 +203,7 @@ async def test_unknown_league_message_offers_the_picker(store_file: Path) -> Non
 
 async def test_a_game_that_cannot_be_replayed_is_a_notification(fixture_store: Fixture) -> None:
     newest = fixture_store.store.games(fixture_store.demo.id, order="recent", limit=1)[0]
-    fixture_store.store.tamper(newest.id, game="chess")  # a spec no arena can load
+    tamper(fixture_store.store, newest.id, game="chess")  # a spec no arena can load
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     notes: list[str] = []
     app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign,assignment]

@@ -1,0 +1,235 @@
+"""The store's schema: its tables, their migrations, the typed rows read from them, and the transaction every
+write runs in. Only the store's modules (:mod:`leaderboards.store`, :mod:`leaderboards.store_views`) use it:
+nothing else sees SQL (docs/store.md describes the tables).
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 4
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leagues (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    config TEXT NOT NULL DEFAULT '{}',
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    chance_key BLOB
+);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('builtin', 'file')),
+    spec TEXT,
+    filename TEXT,
+    source TEXT,
+    content_hash TEXT NOT NULL,
+    origin TEXT NOT NULL CHECK (origin IN ('config', 'submit')),
+    games TEXT,
+    trusted INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'probation', 'retired')),
+    status_reason TEXT NOT NULL DEFAULT '',
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    snapshot BLOB,
+    UNIQUE (league_id, name, version)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    schedule_key TEXT NOT NULL,
+    base_game TEXT NOT NULL,
+    game TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    players TEXT NOT NULL,
+    history TEXT NOT NULL,
+    returns TEXT NOT NULL,
+    terminations TEXT NOT NULL,
+    move_seats TEXT NOT NULL,
+    wall_times TEXT NOT NULL,
+    cpu_times TEXT NOT NULL,
+    failures TEXT NOT NULL,
+    duration REAL NOT NULL,
+    info TEXT NOT NULL,
+    rated INTEGER NOT NULL DEFAULT 0,
+    finished REAL NOT NULL,
+    rating_seq INTEGER,
+    UNIQUE (league_id, schedule_key)
+);
+CREATE INDEX IF NOT EXISTS games_league_rated ON games (league_id, rated, schedule_key);
+CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
+CREATE TABLE IF NOT EXISTS game_seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    score REAL NOT NULL,
+    result TEXT NOT NULL CHECK (result IN ('win', 'draw', 'loss')),
+    termination TEXT NOT NULL,
+    mu REAL,
+    sigma REAL,
+    game_mu REAL,
+    game_sigma REAL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS game_seats_bot ON game_seats (bot_id);
+CREATE TABLE IF NOT EXISTS ratings (
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    scope TEXT NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL,
+    crashes INTEGER NOT NULL,
+    illegal INTEGER NOT NULL,
+    memory INTEGER NOT NULL,
+    protocol INTEGER NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (league_id, scope, bot_id)
+);
+"""
+
+# schema 1 -> 2: the rating history (the store is then recomputed so that every rated game has it)
+MIGRATE_1_TO_2 = """
+ALTER TABLE games ADD COLUMN rating_seq INTEGER;
+ALTER TABLE game_seats ADD COLUMN mu REAL;
+ALTER TABLE game_seats ADD COLUMN sigma REAL;
+ALTER TABLE game_seats ADD COLUMN game_mu REAL;
+ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
+CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
+"""
+
+# schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
+MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
+# schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest as content_hash
+MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
+BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
+                "status, status_reason, consecutive_failures, created")
+"""Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""
+
+UNRATED, RATED, PROVISIONAL = 0, 1, 2
+"""Values of ``games.rated``: not folded yet; folded in schedule order; folded out of schedule order while
+earlier games were still being played (made exact by one recomputation once they are all in)."""
+FLUSH = 10_000
+"""History rows written per executemany while folding (keeps a 100,000-game recomputation's memory flat)."""
+
+RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts", "crashes", "illegal", "memory",
+                  "protocol")
+
+
+@dataclass
+class League:
+    id: int
+    name: str
+    config: dict[str, Any]
+    created: float
+    updated: float
+
+
+@dataclass
+class Bot:
+    """One version of a bot in a league."""
+
+    id: int
+    league_id: int
+    name: str
+    version: int
+    kind: str
+    """``builtin`` (``spec`` set) or ``file`` (a snapshot: :meth:`Store.snapshot`; ``filename`` + ``source`` are its
+    entry file)."""
+    spec: str | None
+    filename: str | None
+    source: str | None
+    content_hash: str
+    origin: str
+    """``config`` (listed in the league file) or ``submit`` (entered with ``arena submit``)."""
+    games: list[str] | None
+    """The game specs this bot plays (None: every game of the league)."""
+    trusted: bool
+    status: str
+    """``active``, ``probation`` (skipped until resubmitted) or ``retired`` (replaced by a newer version or
+    removed from the league file)."""
+    status_reason: str
+    consecutive_failures: int
+    created: float
+
+    @property
+    def label(self) -> str:
+        return self.name if self.version == 1 else f"{self.name}@v{self.version}"
+
+    def plays(self, game: str) -> bool:
+        return self.games is None or game in self.games
+
+
+@dataclass
+class StoredGame:
+    """One stored game (a :class:`arena.records.GameRecord` plus its place in the league)."""
+
+    id: int
+    league_id: int
+    schedule_key: str
+    base_game: str
+    game: str
+    round: int
+    seed: int
+    seats: list[int]
+    players: list[str]
+    history: list[int]
+    returns: list[float]
+    terminations: list[str]
+    move_seats: list[int]
+    wall_times: list[float]
+    cpu_times: list[float]
+    failures: list[dict[str, Any]]
+    duration: float
+    info: dict[str, Any] = field(default_factory=dict)
+    rated: bool = False
+    finished: float = 0.0
+    rating_seq: int | None = None
+    """Its place in the fold that made the current ratings (None while unrated)."""
+
+
+GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times",
+              "failures", "info")
+
+
+def script(conn: sqlite3.Connection, script: str) -> None:
+    """Runs ``;``-separated statements one by one (``executescript`` would commit the open transaction)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+class transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nested uses join the outer transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.outer = False
+
+    def __enter__(self) -> None:
+        self.outer = not self.conn.in_transaction
+        if self.outer:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if not self.outer:
+            return
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
