@@ -23,7 +23,8 @@ from textual.worker import get_current_worker
 from arena.text import shown, text
 from arena.tui.data import Snapshot, StoreReader, Unavailable
 from arena.tui.replay import Replay
-from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
+from arena.tui.data import RECENT_GAMES
+from arena.tui.screens import BotDetailScreen, GamesListScreen, HelpScreen, PickerScreen, ReplayScreen
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prepare
 from leaderboards.ratings import ALL
 
@@ -47,6 +48,7 @@ class ArenaApp(App[None]):
         Binding("l", "pick_league", "League"),
         Binding("g", "pick_game", "Game"),
         Binding("r", "reload", "Reload", show=False),
+        Binding("f", "failed_games", "Failures", show=False),
     ]
 
     def __init__(self, db_path: str | Path, *, league: str | None = None, poll_interval: float = 0.5) -> None:
@@ -65,6 +67,8 @@ class ArenaApp(App[None]):
         self._h2h_visible = False
         self._force = False
         self._gc_frozen = False
+        self.games_limit = RECENT_GAMES
+        """Newest games in the games tab; grows by RECENT_GAMES when the cursor reaches the last one."""
 
     # -- layout ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -99,7 +103,8 @@ class ArenaApp(App[None]):
                 force, self._force = self._force, False
                 self._wake.clear()
                 try:
-                    snapshot = reader.poll(self.league, self.scope, force=force, h2h=self._h2h_visible)
+                    snapshot = reader.poll(self.league, self.scope, force=force, h2h=self._h2h_visible,
+                                           limit=self.games_limit)
                 except Unavailable as exc:
                     self.known_leagues = exc.leagues or self.known_leagues
                     if not self._deliver(self._show_message, exc.message) or exc.final:
@@ -188,7 +193,7 @@ class ArenaApp(App[None]):
         self._wake.set()
 
     # -- actions ---------------------------------------------------------------------------------
-    MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload"})
+    MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload", "failed_games"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay."""
@@ -240,6 +245,46 @@ class ArenaApp(App[None]):
                 self.wake()
         self.push_screen(PickerScreen("Game", choices, self.snapshot.scope), chosen)
 
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The games tab loads older games when its cursor reaches the last row (RECENT_GAMES more each time)."""
+        table = event.data_table
+        if isinstance(table, GamesTable) and table.id == "games-table" and table.row_count >= self.games_limit \
+                and event.cursor_row >= table.row_count - 1:
+            self.games_limit += RECENT_GAMES
+            self.wake()
+
+    def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
+        """Enter on the head-to-head: on a bot's name its detail, on a cell the games behind that number."""
+        if not isinstance(event.data_table, HeadToHeadTable) or event.cell_key.row_key.value is None:
+            return
+        row, column = int(event.cell_key.row_key.value), event.cell_key.column_key.value
+        if column in (None, "bot") or int(column) == row:
+            self.open_bot(row)
+        else:
+            self.open_games(row, opponent=int(column))
+
+    def action_failed_games(self) -> None:
+        """The games behind the selected bot's failure count."""
+        board = self.query_one(LeaderboardTable)
+        key = board.selected_key()
+        if key is not None and self.query_one(TabbedContent).active == "leaderboard":
+            self.open_games(int(key), failed=True)
+
+    @work(thread=True, group="load", exclusive=True, exit_on_error=False)
+    def open_games(self, bot_id: int, *, opponent: int | None = None, failed: bool = False) -> None:
+        reader = StoreReader(self.db_path)
+        try:
+            rows = reader.games_of(bot_id, opponent=opponent, failed=failed, scope=self.scope)
+        except Unavailable as exc:
+            self._deliver(self.notify, shown(exc), severity="error", markup=False)
+            return
+        finally:
+            reader.close()
+        labels = self.snapshot.labels if self.snapshot else {}
+        name = labels.get(bot_id, f"bot {bot_id}")
+        title = f"{name}: games it failed in" if failed else f"{name} against {labels.get(opponent or 0, opponent)}"
+        self._deliver(self._push_once, GamesListScreen(title, rows))
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value
         if key is None:
@@ -249,7 +294,13 @@ class ArenaApp(App[None]):
         elif isinstance(event.data_table, (LeaderboardTable, HeadToHeadTable)):
             self.open_bot(int(key))
 
-    @work(thread=True, group="load", exit_on_error=False)
+    def _push_once(self, screen: Any) -> None:
+        """Pushes a replay or bot screen unless one is already open: Enter pressed twice while the first was
+        loading made two workers, and two screens stacked (Esc showed the same replay again)."""
+        if not isinstance(self.screen, type(screen)):
+            self.push_screen(screen)
+
+    @work(thread=True, group="load", exclusive=True, exit_on_error=False)
     def open_replay(self, game_id: int) -> None:
         reader = StoreReader(self.db_path)
         try:
@@ -260,9 +311,9 @@ class ArenaApp(App[None]):
             return
         finally:
             reader.close()
-        self._deliver(self.push_screen, ReplayScreen(data, replay))
+        self._deliver(self._push_once, ReplayScreen(data, replay))
 
-    @work(thread=True, group="load", exit_on_error=False)
+    @work(thread=True, group="load", exclusive=True, exit_on_error=False)
     def open_bot(self, bot_id: int) -> None:
         reader = StoreReader(self.db_path)
         try:
@@ -273,7 +324,7 @@ class ArenaApp(App[None]):
         finally:
             reader.close()
         row = next((r for r in self.snapshot.leaderboard if r.bot_id == bot_id), None) if self.snapshot else None
-        self._deliver(self.push_screen, BotDetailScreen(detail, row))
+        self._deliver(self._push_once, BotDetailScreen(detail, row))
 
 
 def run(db_path: str | Path, league: str | None = None) -> None:

@@ -175,6 +175,13 @@ def reason_text(terminations: list[str]) -> str:
     return ", ".join(bad) if bad else "normal"
 
 
+def game_row(g: Any, labels: dict[int, str], moves: int | None = None) -> GameRow:
+    """A games-list row of a stored game or a game summary; names shown literally."""
+    players = [labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)]
+    return GameRow(g.id, shown(short_spec(g.game)), tuple(players), result_text(g.returns, players),
+                   reason_text(g.terminations), g.moves if moves is None else moves, g.duration)
+
+
 class TrendHistory:
     """mu - 3 sigma per (scope, bot) after each rated game, read from the store's rating history.
 
@@ -309,7 +316,8 @@ class StoreReader:
         raise Unavailable(f"No league {name!r} in {self.path}.\n\nLeagues: {', '.join(names)} (press l to pick one).",
                           leagues=names)
 
-    def poll(self, league: str | None, scope: str, *, force: bool = False, h2h: bool = True) -> Snapshot | None:
+    def poll(self, league: str | None, scope: str, *, force: bool = False, h2h: bool = True,
+             limit: int = RECENT_GAMES) -> Snapshot | None:
         """A new snapshot when the store, the folded trends or the selection changed since the last poll, else
         None. ``h2h`` False reuses the last head-to-head counts (the costliest query) while that tab is hidden.
 
@@ -320,16 +328,16 @@ class StoreReader:
             store = self._open()
             version = queries.change_token(store)
             if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
-                                                                            self.trends.catch_ups):
+                                                                            self.trends.catch_ups, limit):
                 return None
             leagues, current = self._league(store, league)
             if self.trends.ready and self.trends.league_id == current.id:
                 self.trends.update(store, current.id, budget=0.05)  # the new games' points, in this snapshot
-            snapshot = self._snapshot(store, leagues, current, scope, h2h)
+            snapshot = self._snapshot(store, leagues, current, scope, h2h, limit)
         except sqlite3.Error as exc:  # a store being created under us: try again next poll
             self.close()
             raise Unavailable(f"Cannot read {self.path}: {exc}") from None
-        self._token = (current.id, league, scope, version, h2h, self.trends.catch_ups)
+        self._token = (current.id, league, scope, version, h2h, self.trends.catch_ups, limit)
         return snapshot
 
     def load_trends(self, budget: float = 0.2) -> bool:
@@ -341,7 +349,8 @@ class StoreReader:
         except sqlite3.Error:
             return False
 
-    def _snapshot(self, store: Store, leagues: list[League], league: League, scope: str, h2h: bool) -> Snapshot:
+    def _snapshot(self, store: Store, leagues: list[League], league: League, scope: str, h2h: bool,
+                  limit: int = RECENT_GAMES) -> Snapshot:
         scopes = [ALL] + [s for s in store.scopes(league.id) if s != ALL]
         for spec in league.config.get("games", []) or []:  # game specs with no rated game yet
             if isinstance(spec, str) and spec not in scopes:
@@ -358,11 +367,7 @@ class StoreReader:
             self.trends.reset(league.id)
         rows = [self._row(bots.get(b), b, listed[b], self.trends.trend(scope, b)) for b in leaderboard_order(listed)]
         labels = {b.id: shown(b.label) for b in bots.values()}
-        games = [GameRow(g.id, shown(short_spec(g.game)),
-                         tuple(labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)),
-                         result_text(g.returns, [labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)]),
-                         reason_text(g.terminations), g.moves, g.duration)
-                 for g in queries.recent_games(store, league.id, scope, RECENT_GAMES)]
+        games = [game_row(g, labels) for g in queries.recent_games(store, league.id, scope, limit or RECENT_GAMES)]
         if h2h:
             if self._h2h_for != (league.id, scope):
                 self._h2h, self._h2h_for, self._h2h_last = {}, (league.id, scope), 0
@@ -389,6 +394,29 @@ class StoreReader:
                          r.draws, r.losses, r.failures, trend)
 
     # -- on demand -------------------------------------------------------------------------------
+    def games_of(self, bot_id: int, *, opponent: int | None = None, failed: bool = False,
+                 scope: str = ALL) -> list[GameRow]:
+        """The games behind a number: ``bot_id``'s games against ``opponent`` (a head-to-head cell), or the ones
+        it failed in (a failure count); newest first, in ``scope`` (``*`` or one game spec)."""
+        store = self._open()
+        try:
+            bot = store.bot(bot_id)
+        except KeyError:
+            raise Unavailable(f"no bot {bot_id} in {self.path}") from None
+        labels = {b.id: shown(b.label) for b in store.bots(bot.league_id)}
+        out = []
+        for g in store.iter_games(bot.league_id, bot_id=bot_id):
+            if scope != ALL and g.base_game != scope:
+                continue
+            mine = {seat for seat, b in enumerate(g.seats) if b == bot_id}
+            if opponent is not None and opponent not in g.seats:
+                continue
+            if failed and not any(f.get("seat") in mine for f in g.failures):
+                continue
+            out.append(game_row(g, labels, moves=len(g.move_seats)))
+        out.reverse()
+        return out
+
     def replay(self, game_id: int) -> ReplayData:
         store = self._open()
         game = store.game(game_id)

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from arena.tui import boards
 from arena.text import shown, text
-from arena.tui.data import BotDetail, LeaderRow, ReplayData, reason_text, result_text
+from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
 from arena.tui.format import BARS, seconds, sparkline
 from arena.tui.replay import Replay
 
@@ -231,6 +231,30 @@ class BotDetailScreen(Screen[None]):
         if len(d.failures) > 20:
             out.append(f"... {len(d.failures) - 20} more\n", style="grey50")
         return out
+
+
+class GamesListScreen(Screen[None]):
+    """The games behind a number (a head-to-head cell, a failure count): Enter replays one, Esc goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "app.pop_screen", "Back"),
+                                             Binding("question_mark", "app.help", "Help")]
+
+    def __init__(self, title: str, rows: Sequence[GameRow]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.rows = list(rows)
+
+    def compose(self) -> ComposeResult:
+        from arena.tui.tables import GamesTable
+        yield Static(Text.assemble((self.title_text, "bold"), f"  {len(self.rows)} games"), classes="title")
+        yield GamesTable(id="games-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from arena.tui.tables import GamesTable
+        table = self.query_one(GamesTable)
+        table.sync([(str(g.id), GamesTable.cells(g)) for g in self.rows])
+        table.focus()
 
 
 HELP = """\

@@ -40,7 +40,16 @@ def right(text: str, style: str = "") -> Cell:
 class LiveTable(DataTable):  # type: ignore[type-arg]
     """A DataTable that syncs to a list of (key, cells) rows without rebuilding."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select_cursor", "Open")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select_cursor", "Open"),
+                                             Binding("home", "first_row", "First", show=False),
+                                             Binding("end", "last_row", "Last", show=False)]
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        """The cursor to the last row (in the games tab: older games load from there)."""
+        self.move_cursor(row=max(0, self.row_count - 1))
     COLUMNS: Sequence[tuple[str, str]] = ()
     """(key, label) of every column; the first column's cells start with the row's order number."""
     DESCENDING = False

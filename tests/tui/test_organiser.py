@@ -124,3 +124,73 @@ async def test_trend_sparklines_share_one_scale_and_say_what_they_are(store_file
         assert BARS.index(bottom[-1]) < BARS.index(top[-1]) - 2, (top, bottom)
         assert max(top) == BARS[-1] and min(bottom) == BARS[0]
         assert [c.label.plain for c in board.ordered_columns][-1] == "μ-3σ trend"
+
+
+async def test_enter_twice_opens_one_screen(store_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from arena.tui.data import StoreReader
+    from arena.tui.screens import BotDetailScreen, ReplayScreen
+    for name in ("replay", "bot_detail"):  # as slow as on a big store: the second Enter comes while loading
+        original = getattr(StoreReader, name)
+
+        def slow(self, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            time.sleep(0.3)
+            return _original(self, *args, **kwargs)
+        monkeypatch.setattr(StoreReader, name, slow)
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3", "enter", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.pause(0.5)
+        assert len(app.screen_stack) == 2
+        await pilot.press("escape", "1", "enter", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
+        await pilot.pause(0.5)
+        assert len(app.screen_stack) == 2
+        await pilot.press("escape")
+        assert len(app.screen_stack) == 1
+
+
+async def test_a_head_to_head_cell_and_a_failure_count_open_the_games_behind_them(store_file: Path) -> None:
+    from arena.tui.screens import GamesListScreen, ReplayScreen
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        uct, mybot = app.snapshot.leaderboard[0], app.snapshot.leaderboard[1]
+        await pilot.press("2")
+        h2h = app.query_one(HeadToHeadTable)
+        await wait_for(pilot, lambda: cell_text(h2h, str(uct.bot_id), str(mybot.bot_id)) != "·")
+        await pilot.press("right", "right", "enter")  # uct's row, mybot's column
+        await wait_for(pilot, lambda: isinstance(app.screen, GamesListScreen))
+        listed = app.screen.query_one(GamesTable)
+        assert listed.row_count == int(cell_text(h2h, str(uct.bot_id), str(mybot.bot_id)).split()[-1]) == 8
+        assert all({"uct", "mybot"} <= set(cell_text(listed, r.key.value, "players").split(" v "))
+                   for r in listed.ordered_rows)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("escape")
+        assert isinstance(app.screen, GamesListScreen)
+        await pilot.press("escape", "1", "down", "f")  # mybot's failure count (2)
+        await wait_for(pilot, lambda: isinstance(app.screen, GamesListScreen))
+        listed = app.screen.query_one(GamesTable)
+        assert listed.row_count == 2
+        assert all(cell_text(listed, r.key.value, "reason").startswith("timeout") for r in listed.ordered_rows)
+
+
+async def test_the_games_tab_loads_older_games_past_the_newest_200(fixture_store: Fixture) -> None:
+    for _ in range(8):
+        fixture_store.add_round()
+    total = fixture_store.store.count_games(fixture_store.demo.id)
+    assert total > 200
+    fixture_store.close()
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3")
+        games = app.query_one(GamesTable)
+        assert games.row_count == 200
+        await pilot.press("end")
+        await wait_for(pilot, lambda: games.row_count == total)
+        assert games.get_row_index(str(min(g.id for g in app.snapshot.games))) == total - 1
