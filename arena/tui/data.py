@@ -142,6 +142,10 @@ class ReplayData:
     returns: list[float]
     terminations: list[str]
     failures: list[dict[str, Any]]
+    wall_times: list[float] = field(default_factory=list)
+    """Seconds of each bot move, in order (chance outcomes have none)."""
+    moves: int = 0
+    """Bot moves (the games list's count; a failed move included)."""
 
 
 def result_text(returns: list[float], players: list[str]) -> str:
@@ -429,7 +433,8 @@ class StoreReader:
             except KeyError:
                 pass
         players = [shown(labels.get(b, p)) for b, p in zip(game.seats, game.players)]
-        return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures)
+        return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures,
+                          game.wall_times, len(game.move_seats))
 
     def bot_detail(self, bot_id: int, scope: str = ALL) -> BotDetail:
         store = self._open()

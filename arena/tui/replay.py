@@ -23,6 +23,8 @@ class Replay:
         self._observations: list[dict[str, Any]] = [self._state.observation()]
         self._labels: list[str] = []  # _labels[i]: the name of history[i], taken in the state before it
         self._movers: list[int] = []
+        self._decisions: list[int | None] = []  # _decisions[i]: which bot move history[i] was (None: chance)
+        self._bot_moves = 0
         self.error: str | None = None
         """Why the replay stopped early (an action the rules refuse), or None."""
 
@@ -46,6 +48,8 @@ class Replay:
                 self.error = f"action {i + 1} ({action}) is not legal here: {exc}"
                 return
             self._labels.append(label)
+            self._decisions.append(None if mover < 0 else self._bot_moves)
+            self._bot_moves += mover >= 0
             self._movers.append(mover)
             self._observations.append(self._state.observation())
 
@@ -58,6 +62,17 @@ class Replay:
     def observation(self, step: int) -> dict[str, Any]:
         """The observation after ``step`` actions."""
         return self._observations[self.clamp(step)]
+
+    def bot_move(self, step: int) -> int | None:
+        """Which bot move (0-based, chance outcomes not counted) led to ``step``; None for step 0 or a chance
+        outcome. The games list counts bot moves, so the replay says "move k/n" in the same units."""
+        step = self.clamp(step)
+        return None if step == 0 else self._decisions[step - 1]
+
+    def bot_moves_until(self, step: int) -> int:
+        """Bot moves among the first ``step`` actions."""
+        step = self.clamp(step)
+        return sum(d is not None for d in self._decisions[:step])
 
     def move(self, step: int) -> tuple[int, str] | None:
         """(who moved, action name) of the action that led to ``step``; None at step 0. Chance is -1."""

@@ -107,26 +107,54 @@ class ReplayScreen(Screen[None]):
         self.query_one("#board", Static).update(boards.render(self.replay.game_name, obs, self.data.players))
         self.query_one("#moves", Static).update(self._side_panel())
 
+    def on_resize(self) -> None:
+        self.refresh_view()  # the move list uses the panel's width: names are cut only when they must be
+
+    def _panel_width(self) -> int:
+        width = self.query_one("#moves", Static).content_region.width if self.is_mounted else 0
+        return max(MOVE_WIDTH, width)
+
+    def _time(self, step: int) -> str:
+        """The bot move's time (`12 ms`, `1.4 s`), or "" for a chance outcome or a move without one."""
+        k = self.replay.bot_move(step)
+        if k is None or k >= len(self.data.wall_times):
+            return ""
+        return seconds(self.data.wall_times[k])
+
     def _side_panel(self) -> Text:
         last = len(self.replay) - 1
+        width = self._panel_width()
         out = Text()
-        out.append(f"step {self.step}/{last}\n", style="bold")
+        # actions count chance outcomes too; "move k/n" counts the bots' moves, as the games list does
+        out.append(f"action {self.step}/{last}", style="bold")
+        n_moves = self.data.moves or self.replay.bot_moves_until(last)
+        out.append(f"  move {self.replay.bot_moves_until(self.step)}/{n_moves}\n", style="bold")
         state = "playing" if self.autoplaying else "paused"
         out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n", style="grey50")
         move = self.replay.move(self.step)
         if move is None:
             out.append("initial position\n", style="italic")
-        else:  # the latest move in full; the list below is cut to the panel's width
+        else:  # the latest move in full, with its time; the list below is cut to the panel's width
             out.append(f"{self._who(move[0])}: ", style="bold")
-            out.append(f"{move[1]}\n")
+            out.append(f"{move[1]}")
+            took = self._time(self.step)
+            out.append(f"  ({took})\n" if took else "\n", style="")
         out.append("\n")
         first = max(1, min(self.step - MOVES_SHOWN // 2, last - MOVES_SHOWN + 1))
-        for i in range(first, min(last, first + MOVES_SHOWN - 1) + 1):
+        shown_steps = range(first, min(last, first + MOVES_SHOWN - 1) + 1)
+        names = [len(self._who(m[0])) for i in shown_steps if (m := self.replay.move(i)) is not None]
+        name_width = min(max(names, default=7), max(7, width - 22))  # whole names when the panel is wide enough
+        for i in shown_steps:
             move = self.replay.move(i)
             if move is None:
                 continue
-            line = f"{i:>3} {self._who(move[0])[:7]:<7} {move[1]}"
-            line = line if len(line) <= MOVE_WIDTH else line[:MOVE_WIDTH - 1] + "…"
+            who = self._who(move[0])
+            who = who if len(who) <= name_width else who[:name_width - 1] + "…"
+            took = self._time(i)
+            line = f"{i:>3} {who:<{name_width}} {move[1]}"
+            room = width - len(took) - 1
+            line = line if len(line) <= room else line[:room - 1] + "…"
+            line = f"{line:<{room}} {took}" if took else line
             out.append(line + "\n", style="reverse" if i == self.step else "")
         if self.step >= last:
             out.append("\n")

@@ -14,10 +14,13 @@ def render_doublestep(obs: Observation, names: Names = None) -> Text:
     positions = [int(p) for p in obs["positions"]]
     lengths = [int(n) for n in obs["lengths"]]
     out = Text()
+    # each lane named by its player when the names are known (a replay), else by its seat
+    labels = [str(names[seat]) if names and seat < len(names) else f"lane {seat}" for seat in range(len(positions))]
+    pad = max(len(label) for label in labels) if labels else 0
     for seat, (pos, length) in enumerate(zip(positions, lengths)):
         cells = min(length, LANE_MAX_CELLS)
         at = pos * cells // length if length else 0  # to scale when the lane is long
-        out.append(f"lane {seat} ", style=seat_style(seat))
+        out.append(f"{labels[seat]:<{pad}} ", style=seat_style(seat))
         for i in range(cells + 1):
             if i == at:
                 out.append("●", style=seat_style(seat))

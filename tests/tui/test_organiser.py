@@ -194,3 +194,40 @@ async def test_the_games_tab_loads_older_games_past_the_newest_200(fixture_store
         await pilot.press("end")
         await wait_for(pilot, lambda: games.row_count == total)
         assert games.get_row_index(str(min(g.id for g in app.snapshot.games))) == total - 1
+
+
+async def test_the_replay_shows_whole_names_move_times_and_counts_moves_as_the_games_list(tmp_path: Path) -> None:
+    from arena.tui.screens import ReplayScreen
+    big_league(tmp_path / "big.sqlite", n=3)
+    app = ArenaApp(tmp_path / "big.sqlite", poll_interval=0.05)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3")
+        games = app.query_one(GamesTable)
+        listed_moves = int(cell_text(games, games.ordered_rows[0].key.value, "moves"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        screen = app.screen
+        await pilot.press("right", "right", "right")
+        panel = str(screen.query_one("#moves", Static).render())
+        assert f"move 3/{listed_moves}" in panel  # nim without coin: every action is a bot move
+        lines = [ln for ln in panel.splitlines() if ln[:3].strip().isdigit()]
+        assert lines and all("student-0" in ln and "-long" in ln for ln in lines), panel  # not cut to 7
+        assert all(ln.rstrip().endswith("ms") for ln in lines), panel  # each move's time
+        assert screen.query_one("#moves", Static).size.width > 31  # a wide terminal gives the list room
+        await pilot.press("end")
+        panel = str(screen.query_one("#moves", Static).render())
+        assert f"move {listed_moves}/{listed_moves}" in panel
+
+
+async def test_double_step_lanes_are_named_by_their_players_in_a_replay(store_file: Path) -> None:
+    from arena.tui.screens import ReplayScreen
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        row = next(i for i, g in enumerate(app.snapshot.games) if g.game.startswith("doublestep"))
+        players = app.snapshot.games[row].players
+        await pilot.press("3", *["down"] * row, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        board = str(app.screen.query_one("#board", Static).render()).splitlines()
+        assert board[0].split()[0] == players[0] and board[1].split()[0] == players[1]
