@@ -67,11 +67,11 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     click.echo("seats: " + ", ".join(f"{s}={shown(name)}" for s, name in enumerate(g.players)))
     state = game.new_initial_state()
     if board:
-        click.echo(str(state))
+        click.echo(game.render_text(state))  # the game draws its own board (games.base.Game)
     decision = 0
     for i, action in enumerate(g.history):
         seat = state.current_player()
-        text = _action_text(state, action)
+        text = _action_text(game, state, action)
         if seat < 0:
             click.echo(f"{i + 1:4d}. chance: {text}")
         else:
@@ -81,7 +81,7 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
             decision += 1
         state.apply_action(action)
         if board:
-            click.echo(str(state))
+            click.echo(game.render_text(state))
     for f in g.failures:
         click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(f['reason'])} at action "
                    f"{f['move_number']}" + (f": {shown(headline(f['detail']))}" if f.get("detail") else ""))
@@ -90,9 +90,9 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     click.echo(f"result: {result}")
 
 
-def _action_text(state: Any, action: int) -> str:
+def _action_text(game: Any, state: Any, action: int) -> str:
     try:
-        return f"{state.action_to_string(action)} ({action})"
+        return f"{game.action_name(state, action)} ({action})"
     except Exception:  # noqa: BLE001 - a tampered or illegal action still prints
         return str(action)
 

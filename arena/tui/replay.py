@@ -42,7 +42,7 @@ class Replay:
             action = self.history[i]
             mover = self._state.current_player()
             try:
-                label = self._state.action_to_string(action)
+                label = self.game.action_name(self._state, action)  # the game names its moves
                 self._state.apply_action(action)
             except ValueError as exc:
                 self.error = f"action {i + 1} ({action}) is not legal here: {exc}"
