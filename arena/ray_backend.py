@@ -1,20 +1,55 @@
-"""The Ray backend: each game is a Ray task; results stream back to the one writer (:mod:`arena.runner`).
+"""The Ray backend: games run as Ray tasks on a cluster; results stream back to the one writer (:mod:`arena.runner`).
 
-A task carries everything its game needs (game spec, seed, limits, built-in specs and the *snapshot* of
-any file bot: every file of a file or folder bot, with its digest), so it can run on any node of a cluster:
-the worker checks each snapshot against its digest, writes it safely into a private directory of the task
-(:mod:`arena.snapshot`) and plays the game through the same referee (and sandbox) as the local backend. The
-same league file and seeds therefore give the same games on both backends.
+A task carries a batch of games (game spec, seed, limits, built-in specs) and the ObjectRefs of the bot
+snapshots they need: each snapshot is put into Ray's object store once per league, fetched by the node that
+runs the task, checked against its digest there (:func:`arena.snapshot.unpack`) and written into a private
+directory of the task (:func:`arena.snapshot.scoped_root`), removed when the task ends; the refs are dropped
+(and Ray frees the objects) when the league ends. Every game goes through the same referee and sandbox as
+on the local backend, so the same league file, seeds and chance key give the same games.
 
-``ray`` is an optional extra: ``pip install "arena[ray]"``. Every node needs arena installed.
+Faults: a task lost to a dead worker or node, or one that outlives its games' time bound (a hung worker),
+is submitted again, at most ``retries`` times; a game still lost then is reported as an error (the next run
+plays it). The store keeps each schedule key once, so a game played twice is stored once.
+
+Every worker checks that it runs the driver's arena (:func:`identity`: version and a hash of the installed
+code); a node that does not is refused before any game, naming both.
+
+``ray`` is an optional extra: ``pip install "arena[ray]"``. Every node needs the same arena installed
+(docs/ray.md).
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
+import math
+import os
+import socket
+import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
+
+RETRIES = 2
+"""Times a game lost to a worker or node failure (or a hung task) is submitted again before it is given up."""
+START_SLACK = 30.0
+"""Seconds a task may take beyond its games' own time bound: a worker's start-up, fetching the snapshots and
+starting the sandbox's fork server."""
+_PACKAGES = ("arena", "games", "bots", "leaderboards")
+_BUILD_SUFFIXES = (".py", ".pyx", ".pxd", ".so", ".toml", ".tcss", ".txt")
+
+
+class RayConnectionError(ArenaError):
+    """The driver could not connect to (or start) Ray: nothing was written."""
+
+
+class VersionSkewError(ArenaError):
+    """A worker node runs another arena than the driver."""
 
 
 def _ray() -> Any:
@@ -25,56 +60,281 @@ def _ray() -> Any:
     return ray
 
 
-class RayBackend:
-    """Keeps ``concurrency`` games in flight as Ray tasks (one CPU each)."""
+# -- which arena is this? --------------------------------------------------------------------------------
+@functools.cache
+def identity() -> tuple[str, str]:
+    """(version, build) of the arena this process imports: the version with the Python it runs on, and a hash
+    of every source and compiled module of arena's packages (computed once per process)."""
+    import arena
+    digest = hashlib.sha256()
+    for package in _PACKAGES:
+        top = Path(__import__(package).__file__).parent
+        for path in sorted(top.rglob("*")):
+            if path.suffix in _BUILD_SUFFIXES and "__pycache__" not in path.parts and path.is_file():
+                digest.update(f"{package}/{path.relative_to(top).as_posix()}\0".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return (f"{arena.__version__} (Python {sys.version_info[0]}.{sys.version_info[1]})", digest.hexdigest()[:16])
 
-    def __init__(self, concurrency: int | None = None, address: str | None = None) -> None:
-        ray = _ray()
-        self.ray = ray
-        self.started = False
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                      "ignore_reinit_error": True}
-            if address:
-                kwargs["address"] = address
-            elif concurrency:
-                kwargs["num_cpus"] = concurrency
+
+def skew(worker: tuple[str, str], driver: tuple[str, str], where: str) -> str | None:
+    """The refusal of a worker (at ``where``) that runs another arena than the driver, or None."""
+    if tuple(worker) == tuple(driver):
+        return None
+    return (f"{where} runs arena {worker[0]} build {worker[1]}, the driver runs arena {driver[0]} build {driver[1]}: "
+            "install the same arena on every node (docs/ray.md, 'What every node needs')")
+
+
+def _node_identity() -> tuple[tuple[str, str], str]:
+    """Runs on a worker: its identity and where it runs."""
+    return identity(), socket.gethostname()
+
+
+# -- connecting ------------------------------------------------------------------------------------------
+def _token_auth() -> None:
+    """Ray (2.52+) turns token authentication on by itself only when it finds a local cluster; for an explicit
+    address it stays off unless RAY_AUTH_MODE=token. So with a token at hand (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH
+    or ~/.ray/auth_token) and no RAY_AUTH_MODE, the token is sent: a cluster without authentication ignores it."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    try:
+        from ray._private.authentication.authentication_token_setup import maybe_enable_token_auth_if_token_available
+    except ImportError:  # a Ray without token authentication
+        return
+    import logging
+    quiet = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # ("token authentication is enabled": what the user asked for)
+    try:
+        maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    finally:
+        quiet.setLevel(level)
+
+
+@contextmanager
+def _neutral_cwd() -> Iterator[None]:
+    """Ray adds the driver's working directory to every worker's sys.path; a league directory holds bot files
+    (``bots/``, or a bot named like a module arena imports), so the driver connects from ``/`` instead."""
+    here = os.getcwd()
+    os.chdir("/")
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def _reachable(target: str | None) -> None:
+    """A ``HOST:PORT`` that accepts no connection fails here in seconds (Ray itself retries for many minutes)."""
+    if not target or target in ("auto", "local") or "://" in target or ":" not in target:
+        return
+    host, _, port = target.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except ValueError:
+        raise ConnectionError(f"{target!r} is not HOST:PORT") from None
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {target} ({exc.strerror or exc})") from None
+
+
+def connect(address: str | None) -> bool:
+    """Connects this process to Ray: ``address`` (``HOST:PORT``, ``auto`` or ``ray://...``), else
+    ``$RAY_ADDRESS``, else a running local cluster, else a new local instance. True when it called ray.init.
+
+    Raises:
+        RayConnectionError: one line saying what failed and what to check.
+    """
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    target = address or os.environ.get("RAY_ADDRESS") or None
+    _token_auth()
+    import logging
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    if target:
+        kwargs["address"] = target  # an existing cluster: its resources are its own (no num_cpus)
+    try:
+        _reachable(target)
+        with _neutral_cwd():
             ray.init(**kwargs)
-            self.started = True
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.concurrency = concurrency or cpus
-        self.remote = ray.remote(num_cpus=1, max_retries=0)(_play_remote)
+    except Exception as exc:  # noqa: BLE001 - ConnectionError, AuthenticationError, RuntimeError, ValueError...
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise RayConnectionError(
+            f"cannot connect to Ray at {target or 'a local instance'}: {type(exc).__name__}: {detail}; check "
+            "--address or RAY_ADDRESS and that the cluster is up (token authentication: RAY_AUTH_TOKEN or "
+            "~/.ray/auth_token on this machine, docs/ray.md)") from None
+    return True
+
+
+@contextmanager
+def ray_connection(address: str | None) -> Iterator[None]:
+    """Connected to Ray with every node checked (:func:`check_nodes`) for the block; disconnected after it if this
+    call connected. run_league enters it before the store is opened: a failure writes nothing."""
+    ray = _ray()
+    started = connect(address)
+    try:
+        check_nodes(ray)
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def check_nodes(ray: Any) -> None:
+    """Every alive node runs the driver's arena (one small task pinned to each, no CPU needed).
+
+    Raises:
+        VersionSkewError: naming the node, its version and build, and the driver's.
+    """
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    probe = ray.remote(num_cpus=0, max_retries=1)(_node_identity)
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
+            for n in nodes]
+    for node, ref in zip(nodes, refs):
+        where = f"Ray node {node.get('NodeManagerAddress')}"
+        try:
+            theirs, host = ray.get(ref, timeout=300)
+        except Exception as exc:  # noqa: BLE001 - arena missing there, or the node died meanwhile
+            if not any(n["NodeID"] == node["NodeID"] and n.get("Alive") for n in ray.nodes()):
+                continue
+            raise VersionSkewError(f"{where} cannot run arena ({_why(exc)}); install the driver's arena "
+                                   f"{' build '.join(identity())} there (docs/ray.md)") from None
+        problem = skew(theirs, identity(), f"{where} ({host})")
+        if problem:
+            raise VersionSkewError(problem)
+
+
+# -- the backend -----------------------------------------------------------------------------------------
+class RayBackend:
+    """Keeps ``concurrency`` Ray tasks (one CPU each, ``batch`` games each) in flight."""
+
+    def __init__(self, concurrency: int | None = None, address: str | None = None, *, retries: int = RETRIES,
+                 batch: int = 1, start_slack: float = START_SLACK) -> None:
+        self.ray = _ray()
+        self.started = connect(address)  # False inside run_league's ray_connection (or a caller's ray.init)
+        self.refs: dict[str, Any] = {}
+        try:
+            if self.started:
+                check_nodes(self.ray)
+            self.cpus = int(self.ray.cluster_resources().get("CPU", 0))
+        except BaseException:
+            self.close()
+            raise
+        self.concurrency = concurrency or max(self.cpus, 1)
+        self.retries, self.batch, self.start_slack = retries, max(batch, 1), start_slack
+        self.remote = self.ray.remote(num_cpus=1, max_retries=0)(_play_remote)
+        self.gave_up: list[str] = []
 
     def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
-        running: dict[Any, Task] = {}
+        running: dict[Any, tuple[list[Task], int, float | None]] = {}  # ref -> (batch, attempt, deadline)
+        retry: list[tuple[list[Task], int]] = []
         exhausted = False
         while True:
-            while not exhausted and len(running) < self.concurrency:
-                task = next(tasks, None)
-                if task is None:
-                    exhausted = True
-                    break
-                running[self.remote.remote(task)] = task
+            while len(running) < self.concurrency and (retry or not exhausted):
+                if retry:
+                    games, attempt = retry.pop(0)
+                else:
+                    games = [t for t in (next(tasks, None) for _ in range(self.batch)) if t is not None]
+                    exhausted = len(games) < self.batch
+                    attempt = 0
+                    if not games:
+                        break
+                running[self._submit(games)] = (games, attempt, self._deadline(games))
             if not running:
                 return
-            ready, _ = self.ray.wait(list(running), num_returns=1)
+            deadlines = [d for _, _, d in running.values() if d is not None]
+            wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            ready, _ = self.ray.wait(list(running), num_returns=1, timeout=wait)
+            now = time.monotonic()
+            late = [r for r, (_, _, d) in running.items() if d is not None and d <= now and r not in ready]
+            for ref in late:  # hung (a frozen worker, a lost node not yet declared dead): stopped and played again
+                games, attempt, _ = running.pop(ref)
+                self.ray.cancel(ref, force=True)
+                yield from self._lost(games, attempt, f"no result after {self._bound(games):.0f} s", retry)
             for ref in ready:
-                task = running.pop(ref)
+                games, attempt, _ = running.pop(ref)
                 try:
-                    result: TaskResult = decode_result(self.ray.get(ref))
-                except Exception as exc:  # noqa: BLE001 - a lost worker: the game is retried next run
-                    result = TaskFailure(f"ray task failed: {type(exc).__name__}: {str(exc).splitlines()[0]}")
-                yield task, result
+                    results = self.ray.get(ref)
+                except Exception as exc:  # noqa: BLE001 - a lost worker or node: the batch is played again
+                    yield from self._lost(games, attempt, _why(exc), retry)
+                    continue
+                if isinstance(results, str):  # the worker refused: another arena than ours
+                    raise VersionSkewError(results)
+                yield from zip(games, map(decode_result, results))
+
+    def _lost(self, games: list[Task], attempt: int, why: str, retry: list[tuple[list[Task], int]]
+              ) -> Iterator[tuple[Task, TaskResult]]:
+        if attempt < self.retries:
+            retry.append((games, attempt + 1))
+            return
+        for task in games:
+            message = (f"lost on Ray {attempt + 1} times, given up (last: {why}); the next run plays it")
+            self.gave_up.append(f"{task.key}: {message}")
+            yield task, TaskFailure(message)
+
+    def _submit(self, games: list[Task]) -> Any:
+        """Submits one batch: tasks without their snapshots, and the snapshots' refs as arguments (Ray fetches them
+        to the node that runs the task)."""
+        from arena.snapshot import pack
+        digests: list[str] = []
+        for task in games:
+            for digest, snapshot in task.files.items():
+                if digest not in self.refs:
+                    self.refs[digest] = self.ray.put(pack(snapshot))  # once per league
+                if digest not in digests:
+                    digests.append(digest)
+        bare = [dataclasses.replace(t, files=dict.fromkeys(t.files, None)) for t in games]
+        return self.remote.remote(identity(), bare, digests, *(self.refs[d] for d in digests))
+
+    def _bound(self, games: list[Task]) -> float:
+        return self.start_slack + sum(game_bound(t) for t in games)
+
+    def _deadline(self, games: list[Task]) -> float | None:
+        bound = self._bound(games)
+        return None if math.isinf(bound) else time.monotonic() + bound
 
     def close(self) -> None:
+        self.refs.clear()  # the league's snapshots leave the object store with their last ref
         if self.started:
+            self.started = False
             self.ray.shutdown()
 
 
-def _play_remote(task: Task) -> dict[str, Any]:
-    """One game on a Ray worker. Its bot snapshots are checked against their digests and written into a private
-    directory of this task (never a path derived from the worker's or the driver's directory), removed when the
-    game ends: a long-lived Ray worker keeps nothing."""
-    from arena.snapshot import scoped_root
+def _why(exc: BaseException) -> str:
+    """One line for a Ray error: the exception a task raised (not Ray's wrapper), else Ray's own."""
+    cause = getattr(exc, "cause", None) or exc
+    return f"{type(cause).__name__}: {(str(cause).splitlines() or [''])[0]}"
+
+
+def game_bound(task: Task) -> float:
+    """Seconds one game may take at most: each seat's first move, then the game's longest play at the move time
+    (twice over for the referee's own work); infinite without time limits or a known maximum length."""
+    from arena.limits import Limits
+    limits = Limits.from_dict(task.limits)
+    moves = _max_moves(task.game)
+    if limits.debug or moves is None:
+        return math.inf
+    return len(task.seats) * limits.first_move_time + 2 * moves * limits.move_time
+
+
+@functools.lru_cache(maxsize=256)
+def _max_moves(spec: str) -> int | None:
+    import games
+    try:
+        return int(games.load(spec).max_game_length())
+    except NotImplementedError:
+        return None
+
+
+def _play_remote(driver: tuple[str, str], games: list[Task], digests: list[str], *blobs: bytes
+                 ) -> list[dict[str, Any]] | str:
+    """One batch of games on a Ray worker (a refusal string if it runs another arena than the driver). Each
+    snapshot is checked against its digest and written into a private directory of this task (never a path derived
+    from the worker's or the driver's directory), removed when the task ends: a long-lived worker keeps nothing."""
+    from arena.snapshot import scoped_root, unpack
+    problem = skew(identity(), driver, f"Ray worker on {socket.gethostname()}")
+    if problem:
+        return problem
+    snapshots = {d: unpack(blob, d) for d, blob in zip(digests, blobs)}  # SnapshotError on a digest mismatch
     with scoped_root():
-        return encode_result(play_task(task))
+        return [encode_result(play_task(dataclasses.replace(t, files={d: snapshots[d] for d in t.files})))
+                for t in games]

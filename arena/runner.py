@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -166,19 +166,22 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     """
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
-    n = concurrency or config.concurrency or os.cpu_count() or 1
-    if n < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {n}")
+    asked = concurrency or config.concurrency
+    if asked is not None and asked < 1:
+        raise ConfigError(f"--concurrency must be at least 1, got {asked}")
+    n = asked or (0 if backend == "ray" else os.cpu_count() or 1)  # 0: the Ray cluster's CPUs (RayBackend)
     path = Path(db) if db is not None else (config.database or Path(DEFAULT_DB))
-    if backend == "ray":
-        from arena.ray_backend import _ray
-        _ray()  # a missing Ray is a usage error before anything is written
+    connection: Any = nullcontext()
+    if backend == "ray":  # connected and every node checked before anything is written (docs/ray.md)
+        from arena.ray_backend import ray_connection
+        connection = ray_connection(address)
     started = time.perf_counter()
     snapshots = take_snapshots(config)  # every file bot is copied (and its size checked) before anything is written
     summary = RunSummary(config.name, path)
     try:
         # one runner per store (the lock), then the store checked before anything is written (Store.open)
-        with _stop_on_signals(), lock.acquire(path), Store.open(path, create=True) as store, worker_files():
+        with _stop_on_signals(), connection, lock.acquire(path), Store.open(path, create=True) as store, \
+                worker_files():
             _run(store, config, snapshots, summary, n, backend, address, progress, on_start)
     except Interrupted as stop:  # between games and stores: nothing half-done is left (transactions roll back)
         summary.interrupted = stop.name
@@ -317,9 +320,9 @@ class _Writer:
 
 
 def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:
-    if name == "ray":
+    if name == "ray":  # (run_league connected already; concurrency 0: the cluster's CPUs)
         from arena.ray_backend import RayBackend
-        return RayBackend(concurrency=concurrency, address=address)
+        return RayBackend(concurrency=concurrency or None, address=address)
     return LocalBackend(concurrency)
 
 

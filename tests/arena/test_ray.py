@@ -1,5 +1,21 @@
-"""The Ray backend against a real local Ray instance: the same league gives the same games as the local backend."""
+"""The Ray backend on a real two-node cluster (a head and a worker node started with ``ray start`` on this host,
+each in its own temp dir, token authentication on, torn down by pid: :mod:`arena.ray_cluster`).
+
+The league there equals the local run bit for bit (records, sandbox layers, ratings; the chance key is the
+store's, shared), from a league directory holding a ``bots/`` folder; lost workers, a lost node and a killed
+driver still give every game exactly once; a worker node with another arena build is refused; connection
+failures are one line and write nothing."""
 from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
 
 import pytest
 
@@ -8,15 +24,22 @@ from arena.runner import run_league
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, write
 
-ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'arena[ray]' to run the Ray backend test")
+ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'arena[ray]' to run the Ray backend tests")
 
-pytestmark = pytest.mark.ray
+from arena.ray_cluster import LocalCluster  # noqa: E402 - needs ray
+
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
+
+ARENA = str(Path(sys.executable).parent / "arena")  # the console script: the cwd is not on the driver's sys.path
+HOSTILE = Path(__file__).parent / "hostile"
 
 LEAGUE = """
 name = "ray"
 games = ["nim", "doublestep(length=6)"]
 games_per_pairing = 2
 seed = 3
+probation_after = 0  # snoop fails every game: it plays them all (probation would depend on finishing order)
+probation_failures = 0
 [[bots]]
 spec = "random"
 [[bots]]
@@ -28,39 +51,222 @@ file = "file_bot.py"
 name = "folder-bot"
 file = "folder_bot"
 entry = "main.py"
+[[bots]]
+name = "snoop"
+file = "snoop.py"
+[limits]
+move_time = 2.0
+first_move_time = 20.0
+"""
+
+BIG = """
+name = "big"
+games = ["nim"]
+games_per_pairing = 6
+seed = 5
+bots = ["random", "greedy", "mc(n=5)", "mc(n=3)"]
+[limits]
+move_time = 2.0
+first_move_time = 20.0
 """
 
 
-def _games(path):
-    with Store.open(path) as store:
-        lg = store.find_league("ray")
-        games = {g.schedule_key: (g.game, g.seats, g.players, g.history, g.returns, g.terminations)
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(nodes=2, cpus=1) as c:
+        yield c
+
+
+def driver(cwd: Path, cluster: LocalCluster, *args: str, env: dict[str, str] | None = None,
+           **kw: object) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
+    """``arena ARGS`` in ``cwd`` with the cluster's token in the environment (not RAY_AUTH_MODE: arena turns
+    token mode on by itself when it has a token)."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    full.update(RAY_AUTH_TOKEN=cluster.token, **(env or {}))
+    if kw.pop("background", False):
+        return subprocess.Popen([ARENA, *args], cwd=cwd, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    return subprocess.run([ARENA, *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
+
+
+def stored(path: Path, name: str) -> tuple[dict, dict]:
+    with Store.open(path, readonly=True) as store:
+        lg = store.find_league(name)
+        games = {g.schedule_key: (g.game, g.seats, g.players, g.history, g.returns, g.terminations, g.failures,
+                                  g.info["sandbox"], g.info["missing_layers"])
                  for g in store.games(lg.id)}
+        uids = [u for g in store.games(lg.id) for u in g.info["bot_uids"]]
         ratings = {store.bot(b).name: (r.mu, r.sigma) for b, r in store.ratings(lg.id).items()}
+    assert uids and 0 not in uids
     return games, ratings
 
 
-def test_a_league_on_ray_equals_the_same_league_on_the_local_backend(tmp_path):
-    write(tmp_path / "file_bot.py", RANDOM_BOT)  # its snapshot travels with each task
-    (tmp_path / "folder_bot").mkdir()  # a folder bot: its entry imports its own helper module
-    write(tmp_path / "folder_bot" / "main.py", "from helper import Bot\n")
-    write(tmp_path / "folder_bot" / "helper.py", RANDOM_BOT)
-    config = load_config(write(tmp_path / "league.toml", LEAGUE))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        on_ray = run_league(config, db=tmp_path / "ray.sqlite", backend="ray", concurrency=2)
-    finally:
-        ray.shutdown()
-    with Store.open(tmp_path / "ray.sqlite") as store:  # the same league: the same secret chance key
+def league_dir(tmp_path: Path, secret: str) -> Path:
+    """A league directory as an organiser keeps it: the league file, its bots, and a ``bots/`` folder of
+    submissions (one a package whose import would fail the run, one named like a module arena imports)."""
+    here = tmp_path / "league"
+    (here / "bots" / "victim").mkdir(parents=True)
+    write(here / "bots" / "__init__.py", "raise ImportError('the league directory was imported by a worker')\n")
+    write(here / "bots" / "victim" / "bot.py", f"class Bot:\n    pass\n# {secret}\n")
+    write(here / "games.py", "raise ImportError('the league directory was imported by a worker')\n")
+    write(here / "league.toml", LEAGUE)
+    write(here / "file_bot.py", RANDOM_BOT)
+    (here / "folder_bot").mkdir()
+    write(here / "folder_bot" / "main.py", "from helper import Bot\n")
+    write(here / "folder_bot" / "helper.py", RANDOM_BOT)
+    targets = [str(here), str(here / "bots"), str(here / "bots" / "victim" / "bot.py"), "."]
+    (here / "snoop.py").write_text((HOSTILE / "read_targets.py").read_text().replace("__TARGETS__", "|".join(targets)))
+    for d in (tmp_path, *(p for p in here.rglob("*") if p.is_dir()), here):
+        os.chmod(d, 0o755)
+    for f in (p for p in here.rglob("*") if p.is_file()):
+        os.chmod(f, 0o644)
+    return here
+
+
+def test_a_league_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
+    """Started from a league directory holding ``bots/`` (the driver's cwd goes on Ray workers' sys.path):
+    same records, same sandbox layers (uid not 0), same ratings as locally; no bot sees that directory."""
+    secret = f"CANARY-{uuid.uuid4()}"
+    here = league_dir(tmp_path, secret)
+    out = driver(here, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", cluster.address,
+                 "--db", "ray.sqlite", "-q")
+    assert out.returncode == 0, out.stderr
+    assert "40 games played" in out.stdout, out.stdout  # 5 bots: 10 pairings x 2 games x 2 game kinds
+    with Store.open(here / "ray.sqlite") as store:  # the same league: the same secret chance key
         key = store.chance_key(store.find_league("ray").id)
+    config = load_config(here / "league.toml")
     with Store.open(tmp_path / "local.sqlite", create=True) as store:
         league = store.ensure_league(config.name, config.to_dict())
         store.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (key, league.id))
     local = run_league(config, db=tmp_path / "local.sqlite", backend="local", concurrency=2)
-    assert on_ray.errors == [] and local.errors == []
-    assert on_ray.played == local.played == 24
-    games_ray, ratings_ray = _games(tmp_path / "ray.sqlite")
-    games_local, ratings_local = _games(tmp_path / "local.sqlite")
+    assert local.errors == [] and local.played == 40
+    games_ray, ratings_ray = stored(here / "ray.sqlite", "ray")
+    games_local, ratings_local = stored(tmp_path / "local.sqlite", "ray")
     assert games_ray == games_local
     assert ratings_ray == ratings_local
-    assert all(t == ["normal", "normal"] for *_, t in games_ray.values())
+    snooped = [f["detail"] for g in games_ray.values() for f in g[6]]
+    assert snooped and all(secret not in d and "listed" not in d and "read b" not in d for d in snooped), snooped[:1]
+    assert all(g[8] == [] and "uid" in g[7] for g in games_ray.values())
+
+
+def test_rayaddress_and_auto_connect_and_reuse_the_running_cluster(cluster, tmp_path):
+    """RAY_ADDRESS alone (no num_cpus is passed to an existing cluster) and ``--address auto``."""
+    write(tmp_path / "league.toml", BIG.replace("games_per_pairing = 6", "games_per_pairing = 2"))
+    by_env = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--db", "env.sqlite", "-q",
+                    env={"RAY_ADDRESS": cluster.address})
+    assert by_env.returncode == 0 and "12 games played" in by_env.stdout, by_env.stderr
+    auto = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", "auto",
+                  "--db", "auto.sqlite", "-q")
+    assert auto.returncode == 0 and "12 games played" in auto.stdout, auto.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("how", ["--address", "RAY_ADDRESS"])
+def test_a_connection_failure_is_one_line_and_writes_nothing(tmp_path, how):
+    write(tmp_path / "league.toml", BIG)
+    address = f"127.0.0.1:{_closed_port()}"
+    args = ["--address", address] if how == "--address" else []
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    if how == "RAY_ADDRESS":
+        env["RAY_ADDRESS"] = address
+    t0 = time.monotonic()
+    out = subprocess.run([ARENA, "league", "run", "league.toml", "--backend", "ray", *args], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"arena: cannot connect to Ray at {address}"), out.stderr
+    assert "internal error" not in out.stderr
+    assert time.monotonic() - t0 < 60
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["league.toml"]  # no store, no lock file
+
+
+def test_a_killed_driver_then_a_rerun_stores_every_game_once(cluster, tmp_path):
+    write(tmp_path / "league.toml", BIG)
+    run = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", cluster.address,
+                 "--db", "big.sqlite", "-q", background=True)
+    _wait_for_games(tmp_path / "big.sqlite", "big", 3, run)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    again = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", cluster.address,
+                   "--db", "big.sqlite", "-q")
+    assert again.returncode == 0, again.stderr
+    _every_game_once(tmp_path / "big.sqlite", "big", 36)
+
+
+def test_a_worker_node_with_another_arena_build_is_refused(cluster, tmp_path):
+    """A third node whose arena differs by one comment: the driver names both builds and writes nothing."""
+    import arena
+    copy = tmp_path / "other"
+    copy.mkdir()
+    root = Path(arena.__file__).parent.parent
+    for package in ("arena", "games", "bots", "leaderboards"):
+        shutil.copytree(root / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / "arena" / "limits.py", "a") as f:
+        f.write("# another build\n")
+    node = cluster.add_node(env={"PYTHONPATH": str(copy)})
+    try:
+        write(tmp_path / "league.toml", BIG)
+        out = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address",
+                     cluster.address, "--db", "skew.sqlite", "-q")
+    finally:
+        cluster.kill_node(node)
+    from arena.ray_backend import identity
+    version, build = identity()
+    assert out.returncode == 1, out.stderr
+    line = out.stderr.strip().splitlines()[-1]
+    assert line.startswith("arena: Ray node") and f"the driver runs arena {version} build {build}" in line, line
+    assert line.count(" build ") == 2 and "install the same arena on every node" in line, line
+    assert not (tmp_path / "skew.sqlite").exists()
+
+
+def test_a_lost_worker_and_a_lost_node_still_complete_the_league(cluster, tmp_path):
+    """SIGKILL of a worker process running a game on the worker node, then of that node's raylet: the games are
+    played again elsewhere, the run exits 0 and every game is stored once. (Last: the node stays dead.)"""
+    write(tmp_path / "league.toml", BIG)
+    node = cluster.nodes[1]
+    run = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", cluster.address,
+                 "--db", "big.sqlite", "-q", background=True)
+    os.kill(_busy_worker(cluster, node, run), signal.SIGKILL)
+    _busy_worker(cluster, node, run)  # the node works on
+    os.kill(cluster.raylet(node), signal.SIGKILL)
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err
+    assert "36 games played" in out, out
+    _every_game_once(tmp_path / "big.sqlite", "big", 36)
+
+
+def _busy_worker(cluster: LocalCluster, node: Path, run: subprocess.Popen[str]) -> int:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and run.poll() is None:
+        busy = cluster.busy_workers(node)
+        if busy:
+            return busy[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no game ran on {node.name} (driver exit {run.poll()})")
+
+
+def _wait_for_games(path: Path, name: str, n: int, run: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and run.poll() is None:
+        if path.exists():
+            try:
+                with Store.open(path, readonly=True) as store:
+                    lg = store.find_league(name)
+                    if lg is not None and store.count_games(lg.id) >= n:
+                        return
+            except Exception:  # noqa: BLE001 - the store is being created
+                pass
+        time.sleep(0.1)
+    raise AssertionError(f"{n} games were not stored (driver exit {run.poll()})")
+
+
+def _every_game_once(path: Path, name: str, scheduled: int) -> None:
+    with Store.open(path, readonly=True) as store:
+        lg = store.find_league(name)
+        keys = [g.schedule_key for g in store.games(lg.id)]
+    assert len(keys) == len(set(keys)) == scheduled
