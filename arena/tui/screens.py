@@ -104,6 +104,8 @@ class ReplayScreen(Screen[None]):
 
     def refresh_view(self) -> None:
         obs = self.replay.observation(self.step)
+        if self.step > 0:  # the board can highlight the move that led here (Hex does)
+            obs = {**obs, "last_action": self.replay.history[self.step - 1]}
         self.query_one("#board", Static).update(boards.render(self.replay.game_name, obs, self.data.players))
         self.query_one("#moves", Static).update(self._side_panel())
 

@@ -231,3 +231,28 @@ async def test_double_step_lanes_are_named_by_their_players_in_a_replay(store_fi
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
         board = str(app.screen.query_one("#board", Static).render()).splitlines()
         assert board[0].split()[0] == players[0] and board[1].split()[0] == players[1]
+
+
+async def test_a_hex_replay_highlights_the_last_move_and_the_winning_chain(store_file: Path) -> None:
+    from arena.tui.data import ReplayData
+    from arena.tui.replay import Replay
+    from arena.tui.screens import ReplayScreen
+    history = [0, 1, 3, 4, 6]  # x plays a1 a2 a3: a chain from the top row to the bottom row
+    data = ReplayData(7, "hex(size=3)", history, ["alice", "bob"], [1.0, -1.0], ["normal", "normal"], [],
+                      [0.01] * 5, 5)
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        app.push_screen(ReplayScreen(data, Replay(data.spec, history)))
+        await pilot.pause()
+        await pilot.press("end")
+        board = app.screen.query_one("#board", Static).render()
+        underlined = [sp for sp in board.spans if "underline" in str(sp.style) and sp.end - sp.start == 1]
+        assert len(underlined) == 3 and all(board.plain[sp.start] == "x" for sp in underlined)
+        marked = [sp for sp in board.spans if "yellow" in str(sp.style)]  # the last move's background
+        assert len(marked) == 1 and marked[0] in underlined  # a3, the last move, is part of the chain
+        assert "last move a3" in board.plain and "winning chain" in board.plain
+        await pilot.press("left")  # before the last move: no chain yet, the last move is o's b2
+        board = app.screen.query_one("#board", Static).render()
+        assert not [sp for sp in board.spans if "underline" in str(sp.style) and sp.end - sp.start == 1]
+        assert "last move b2" in board.plain
