@@ -69,11 +69,14 @@ def game_class(name: str) -> type["Game"]:
     Raises:
         GameSpecError: unknown name (the message lists the valid ones).
     """
+    if name == "openspiel":  # the class of every openspiel: game (the sandbox's fork server preloads it by name)
+        from games.openspiel import OpenSpielGame, import_pyspiel
+        import_pyspiel()
+        return OpenSpielGame
     target = _GAMES.get(name) or _entry_points().get(name)
     if target is None:
-        hint = "" if name != "openspiel" else " (an OpenSpiel game is written openspiel:NAME, e.g. openspiel:tic_tac_toe)"
         raise GameSpecError(f"unknown game {name!r}; valid games: {', '.join(game_names())}, "
-                            f"or openspiel:NAME{hint}") from None
+                            "or openspiel:NAME") from None
     if not isinstance(target, str):
         return target
     module, cls = target.split(":")
@@ -111,4 +114,6 @@ def load(spec: "str | Game") -> "Game":
         from games.openspiel import OpenSpielGame
         return OpenSpielGame.from_spec(spec.strip()[len(OPENSPIEL_PREFIX):])
     name, params = parse_spec(spec)
+    if name == "openspiel":
+        raise GameSpecError(f"{spec!r}: an OpenSpiel game is written openspiel:NAME(params), e.g. openspiel:tic_tac_toe")
     return game_class(name)(**params)
