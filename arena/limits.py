@@ -14,6 +14,7 @@ from pydantic.dataclasses import dataclass
 
 from arena.errors import ConfigError
 from arena.schema import STRICT, explain, type_name
+from bots.base import Limit
 
 DAY = 86_400.0
 """The longest move time one can ask for (a finite cap: larger values overflow the sandbox's timers)."""
@@ -48,6 +49,13 @@ class Limits:
     def time_for(self, move_number: int) -> float:
         """The limit for a bot's ``move_number``-th own move (0 = first)."""
         return self.first_move_time if move_number == 0 else self.move_time
+
+    def allowance(self, move_number: int) -> Limit:
+        """What a bot's ``move_number``-th own move (0 = first) may use, computed here only (the referee hands it
+        to the bot; the sandbox's time account, arena/sandbox/clock.py, charges it): the hard time (the first
+        move's covers start-up), the thinking budget (``move_time`` on every move) and the memory."""
+        return Limit(time=self.time_for(move_number), memory_mb=self.memory_mb, first_move=move_number == 0,
+                     think=self.move_time)
 
     def relaxed(self) -> list[str]:
         """The sandbox layers these limits turn off, in words (empty: the full sandbox)."""

@@ -158,8 +158,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             proxy.start_up()
 
         def limit_for(seat: int, _decision: int) -> Limit:
-            p = proxies[seat]
-            return Limit(time=limits.time_for(p._moves), memory_mb=limits.memory_mb, first_move=p._moves == 0)
+            return limits.allowance(proxies[seat].moves)  # the one place each move's allowance is computed
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
                       players=names, observer=observer, chance_key=chance_key, opening=opening)

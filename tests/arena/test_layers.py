@@ -17,14 +17,14 @@ PACKAGES = ("games", "bots", "leaderboards", "arena")
 
 FOUNDATION = ("arena.errors", "arena.chance", "arena.snapshot", "arena.outcome", "arena.records", "arena.text",
               "arena.limits", "arena.schema")
-"""arena's leaf modules: plain types and rules that the store and the sandbox build on (they import only games
-and each other)."""
+"""arena's leaf modules: plain types and rules that the store and the sandbox build on (they import only games, the
+bot protocol's types and each other)."""
 
 # module prefix -> the prefixes it may import (its own package is always allowed); the first matching rule applies.
 ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("games", ("games",)),
     ("bots", ("games", "bots")),
-    *[(m, ("games",) + FOUNDATION) for m in FOUNDATION],
+    *[(m, ("games", "bots.base") + FOUNDATION) for m in FOUNDATION],
     ("leaderboards", ("games", "leaderboards") + FOUNDATION),
     ("arena.sandbox", ("games", "bots", "arena.sandbox") + FOUNDATION),
     ("arena", PACKAGES),

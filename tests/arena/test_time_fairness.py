@@ -128,25 +128,24 @@ def test_a_bot_waiting_behind_its_own_threads_is_not_credited_that_wait(tmp_path
 def test_without_a_cgroup_the_credit_counts_every_threads_cpu():
     # The schedstat fallback reads the main thread per move; the slow path adds the other threads' CPU
     # from /proc/PID/stat so that they bound the credit too.
-    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.clock import Clock
     code = ("import hashlib, threading, time\n"
             "def burn():\n    end = time.thread_time() + 0.15\n"
             "    while time.thread_time() < end: hashlib.sha256(b'x' * (1 << 20)).digest()\n"
             "ts = [threading.Thread(target=burn) for _ in range(2)]\n[t.start() for t in ts]\n[t.join() for t in ts]\n"
             "print('done', flush=True)\ntime.sleep(30)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    fake = BotProcess.__new__(BotProcess)
-    fake.proc, fake._cg, fake._schedstat_fd, fake._cpu_mark = proc, None, -1, 0.0
+    clock = Clock(LIMITS, "threads")  # the bot's time account, on a process without a cgroup
+    clock.proc, clock._cpu_mark = proc, 0.0
     try:
         assert proc.stdout.readline() == "done\n"
-        main = fake._schedstat()
-        assert fake._process_cpu() > main + 0.25  # two threads burnt 0.3 s of CPU between them, not the main thread
-        assert fake._cpu_so_far() == pytest.approx(fake._process_cpu(), abs=0.02)
+        main = clock._schedstat()
+        assert clock.process_cpu() > main + 0.25  # two threads burnt 0.3 s of CPU between them, not the main thread
+        assert clock.cpu_so_far() == pytest.approx(clock.process_cpu(), abs=0.02)
     finally:
         proc.kill()
         proc.wait()
-        if fake._schedstat_fd >= 0:
-            os.close(fake._schedstat_fd)
+        clock.close()
 
 
 def test_arena_match_reports_overload_in_one_line(tmp_path):

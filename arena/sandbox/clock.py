@@ -1,0 +1,241 @@
+"""A sandboxed bot's time account: each move's allowance (from :meth:`arena.limits.Limits.allowance`, the one place
+that computes it), its deadline, the CPU time it is charged, and the credit for time spent waiting for a CPU.
+
+Time waiting for a CPU is not the bot's time (docs/sandbox.md, "Time under load"): when a move passes its deadline,
+the run-queue delay of the bot's main thread during the move (``/proc/PID/schedstat``, second field) extends the
+deadline, at most by ``MAX_CREDIT`` move times; a bot the machine starves beyond that raises
+:class:`arena.errors.MachineOverloadedError` instead of losing on time.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena.errors import BotTimeoutError, MachineOverloadedError
+from arena.limits import Limits
+from arena.sandbox import _sys
+from bots.base import Limit
+
+GRACE = 0.05
+"""Seconds added to every deadline: the referee's clock and the bot's disagree by a few ms on a busy machine."""
+STARTUP_GRACE = 5.0
+"""Seconds added to the first move time for starting the process (interpreter, imports, ``Bot(...)``):
+the cost of our own process start must not count against the bot, even on a loaded machine."""
+MAX_CREDIT = 2.0
+"""Most run-queue delay credited to one move, in move times: a move may last up to its deadline plus twice
+its limit when the bot spent that long waiting for a CPU; past that the machine is declared overloaded."""
+SAMPLE_FRACTION = 0.1
+"""The run-queue delay is read after a move only when the moves since the last reading took this fraction
+of the limit (a fast move cannot be late; it saves a ``pread`` per move). A reading covers every move
+since the previous one, so an unread move's few microseconds of waiting count in the next read move."""
+MIN_EXTENSION = 0.001
+"""Extensions shorter than this end the move (the re-check loop converges geometrically)."""
+
+
+def deadline_for(seconds: float) -> float:
+    """Wall-clock allowance the referee enforces for a move limit of ``seconds``."""
+    return seconds * 1.02 + GRACE
+
+
+class Clock:
+    """The time account of one bot process: ``begin`` a move, ``charge`` its CPU at each freeze, ``end`` it;
+    ``overtime`` decides what a passed deadline means."""
+
+    def __init__(self, limits: Limits, name: str) -> None:
+        self.limits = limits
+        self.name = name
+        self.moves = 0
+        """Own moves begun (the allowance of the next one is ``limits.allowance(moves)``)."""
+        self.last_cpu_time: float | None = None
+        self.move_timing: list[tuple[float | None, float]] = []
+        """Per own move: (run-queue delay in seconds or None when not read, deadline extension granted)."""
+        self.proc: Any = None
+        """The process handle's Popen (set once the process starts)."""
+        self.cg: Any = None
+        """The bot's cgroup, or None (CPU then comes from the main thread's schedstat)."""
+        self._main_pid: int | None = None
+        self._schedstat_fd = -1
+        self._cpu_mark: float | None = None
+        self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
+        self._unsampled = 0.0  # wall seconds of moves since that reading
+        self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
+        self._extension = 0.0
+        self._late_read = False
+        self._allowances: tuple[Limit, Limit] | None = None
+
+    # -- the allowance ---------------------------------------------------------------------------
+    def next_allowance(self) -> Limit:
+        """The allowance of the move about to begin (Limits.allowance's, kept: every move after the first has the
+        same, and a move should not pay for building it)."""
+        if self._allowances is None:
+            self._allowances = (self.limits.allowance(0), self.limits.allowance(1))
+        return self._allowances[self.moves > 0]
+
+    def startup_deadline(self) -> float:
+        """When a bot that is not ready yet has missed its start-up allowance."""
+        return time.monotonic() + deadline_for(self.limits.first_move_time) + STARTUP_GRACE
+
+    def begin(self, seconds: float, started: float) -> float:
+        """Starts the account of a move of ``seconds`` (begun at ``started``); returns its deadline."""
+        deadline = started + deadline_for(seconds)
+        self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
+        return deadline
+
+    def ready(self) -> None:
+        """The bot is ready: the baseline of the first move (start-up waits are not its)."""
+        self._delay_mark = self._run_delay()
+
+    def end(self, started: float, seconds: float, force: bool = False) -> None:
+        """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION) and extension."""
+        self._move = None
+        self._unsampled += time.monotonic() - started
+        delay = None
+        if force or self._extension or self._unsampled >= SAMPLE_FRACTION * seconds:
+            now = self._run_delay()
+            if now is not None and self._delay_mark is not None:
+                delay = now - self._delay_mark
+            self._delay_mark = now
+            self._unsampled = 0.0
+        self.move_timing.append((delay, self._extension))
+
+    def skipped(self) -> None:
+        """A move that failed before it began (the bot never started, or is gone): no timing."""
+        self.move_timing.append((None, 0.0))
+
+    # -- CPU time --------------------------------------------------------------------------------
+    def start_cpu(self) -> None:
+        """The CPU baseline, at the bot's first thaw."""
+        if self._cpu_mark is None:
+            self._cpu_mark = self.cg.cpu_seconds() if self.cg is not None else self._schedstat()
+
+    def charge(self) -> None:
+        """The CPU time of the move just frozen (its whole tree with a cgroup; else its main thread's)."""
+        if self.cg is not None:
+            cpu = self.cg.cpu_seconds()
+        elif self.proc is not None:
+            cpu = self._schedstat()
+        else:
+            return
+        if cpu is not None:
+            self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
+            self._cpu_mark = cpu
+
+    # -- a passed deadline -----------------------------------------------------------------------
+    def overtime(self, deadline: float, answer_waiting: Callable[[], bool], freeze: Callable[[], None]) -> float:
+        """The deadline passed: returns a later deadline when the bot's wait for a CPU accounts for it (or an
+        answer is already waiting: this process was late, not the bot), else freezes the bot and raises
+        BotTimeoutError (the bot used its time) or MachineOverloadedError (the machine kept it waiting longer
+        than MAX_CREDIT move times).
+
+        Slow path only: runs once the deadline has passed, and again after each extension."""
+        if self.limits.debug:  # no time limits: wait on (an hour at a time)
+            return time.monotonic() + 3600.0
+        if self._move is None:  # start-up and the init frame: no credit
+            self.timed_out(freeze)
+        now = time.monotonic()
+        if not self._late_read and answer_waiting():
+            self._late_read = True
+            return now
+        assert self._move is not None
+        started, base, seconds = self._move
+        wall = now - started
+        wait = self._wait_so_far()
+        cpu = self.cpu_so_far()
+        # Only time the bot spent neither running nor sleeping is credited: wall - CPU bounds the main
+        # thread's wait (a multi-threaded bot's main thread waiting behind its own threads gets nothing).
+        credit = max(0.0, min(wait, wall - cpu) if cpu is not None else wait) if wait is not None else 0.0
+        cap = MAX_CREDIT * seconds
+        if base + min(credit, cap) > now + MIN_EXTENSION:
+            self._extension = min(credit, cap)
+            return base + self._extension
+        freeze()
+        numbers = (f"wall {wall:.3f} s, CPU {'?' if cpu is None else f'{cpu:.3f}'} s, waited for a CPU "
+                   f"{'?' if wait is None else f'{wait:.3f}'} s")
+        if base + credit > now + MIN_EXTENSION:
+            raise MachineOverloadedError(
+                f"machine overloaded: bot {self.name} waited {credit:.2f} s for a CPU during a {seconds:g} s move "
+                f"({numbers}; at most {cap:g} s is credited); lower --concurrency or stop other work")
+        self.timed_out(freeze, f": {numbers}" + (f", {self._extension:.3f} s credited" if self._extension else ""))
+        return deadline
+
+    def timed_out(self, freeze: Callable[[], None], detail: str = "") -> None:
+        """Raises the move's BotTimeoutError (not with debug limits: no time limits)."""
+        freeze()
+        if self.limits.debug:
+            return
+        raise BotTimeoutError(f"no answer within the move time ({self.limits.time_for(max(self.moves - 1, 0)):g} s)"
+                              f"{detail}")
+
+    def _wait_so_far(self) -> float | None:
+        """Run-queue delay of the bot's main thread since the last reading (None: not measurable)."""
+        if self._delay_mark is None:
+            return None
+        now = self._run_delay()
+        return None if now is None else now - self._delay_mark
+
+    def cpu_so_far(self) -> float | None:
+        """CPU seconds of the bot since the move began: its whole tree with a cgroup; else its main thread's,
+        plus all the CPU its other threads used in the whole game (no per-move baseline exists for them
+        without a read per move; the overstatement only ever lowers the credit)."""
+        if self._cpu_mark is None:
+            return None
+        if self.cg is not None:
+            cpu = self.cg.cpu_seconds()
+            return None if cpu is None else cpu - self._cpu_mark
+        main = self._schedstat()
+        if main is None:
+            return None
+        return main - self._cpu_mark + max(0.0, (self.process_cpu() or 0.0) - main)
+
+    def process_cpu(self) -> float | None:
+        """CPU seconds of every thread of the bot process, dead ones included (``/proc/PID/stat``, clock ticks)."""
+        pid = self._bot_pid()
+        if pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _schedstat(self, field: int = 0) -> float | None:
+        """A field of the bot's main-thread ``/proc/PID/schedstat`` in seconds: 0 = CPU time, 1 = time runnable
+        but waiting for a CPU. The file stays open (one pread, not open+read+close)."""
+        if self._schedstat_fd < 0:
+            pid = self._bot_pid()
+            if pid is None:
+                return None
+            try:
+                self._schedstat_fd = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+        try:
+            return int(os.pread(self._schedstat_fd, 256, 0).split()[field]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _bot_pid(self) -> int | None:
+        """The host pid of the bot's own process: ``proc`` may be its PID namespace's init (or a relay above
+        that), which only waits. Looked up once, after the bot is ready."""
+        if self._main_pid is None and self.proc is not None:
+            pid: int | None = self.proc.pid
+            for _ in range(getattr(self.proc, "bot_depth", 0)):
+                pid = _sys.child_pid(pid) if pid is not None else None
+            self._main_pid = pid
+        return self._main_pid
+
+    def _run_delay(self) -> float | None:
+        """Seconds the bot's main thread has spent runnable but not running (the kernel's run_delay; the wait
+        under way is added when the thread next runs)."""
+        return self._schedstat(1)
+
+    def close(self) -> None:
+        if self._schedstat_fd >= 0:
+            try:
+                os.close(self._schedstat_fd)
+            except OSError:
+                pass
+            self._schedstat_fd = -1

@@ -1,0 +1,73 @@
+"""The referee's handle on a bot's process tree: its cgroup (freeze, kill, OOM), its uid slot, its exit.
+
+It knows nothing of moves or frames: :class:`arena.sandbox.proxy.BotProcess` freezes and thaws it around each move,
+and kills and closes it when the bot fails or the game ends.
+"""
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+
+class ProcessHandle:
+    """One bot's process (``proc``), its cgroup (``cg``, or None) and its uid slot (or None)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.cg: Any = None
+        self.slot: Any = None
+        self.alive = True
+        self.frozen = False
+        self._closed = False
+
+    def freeze(self) -> bool:
+        """Stops the bot (with a cgroup). False when it was frozen already (a move is charged once)."""
+        if self.frozen:
+            return False
+        self.frozen = True
+        if self.cg is not None:
+            self.cg.freeze(True)
+        return True
+
+    def thaw(self) -> None:
+        if self.cg is not None and self.frozen:
+            self.cg.freeze(False)
+        self.frozen = False
+
+    def oom_killed(self) -> bool:
+        return self.cg is not None and self.cg.oom_killed()
+
+    def wait_exit(self, timeout: float) -> int | None:
+        if self.proc is None:
+            return None
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """Kills the whole process tree (cgroup.kill where available)."""
+        self.alive = False
+        if self.cg is not None:
+            self.cg.kill()
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+            self.wait_exit(2.0)
+
+    def close(self) -> None:
+        """Kills the tree, removes the cgroups and frees the uid slot (once)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.kill()
+        # Its uid may go to the next bot without a look through /proc only when its processes are known gone:
+        # the process reaped (with a PID namespace, its init: the kernel ends the namespace with it) and the
+        # cgroups emptied and removed.
+        gone = self.proc is None or self.proc.poll() is not None
+        if self.cg is not None:
+            gone = self.cg.destroy() and gone
+        if self.slot is not None:
+            self.slot.release(clean=gone)
