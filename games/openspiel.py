@@ -47,7 +47,8 @@ class OpenSpielGame(Game):
     def __init__(self, text: str, pyspiel_game: Any) -> None:  # noqa: D107 - built by from_spec
         self._text = text
         self._given = {}
-        self._params = dict(pyspiel_game.get_parameters())
+        # OpenSpiel's parameters with the game's own name: two games without parameters are still two games
+        self._params = {"openspiel_game": pyspiel_game.get_type().short_name, **pyspiel_game.get_parameters()}
         self.pyspiel_game = pyspiel_game
         kind = pyspiel_game.get_type()
         self.kind = kind

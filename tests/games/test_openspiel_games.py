@@ -77,3 +77,11 @@ def test_a_sandboxed_match_on_an_openspiel_game_with_chance_verifies(tmp_path):
     (tmp_path / "m.json").write_text(out.stdout)
     verified = arena(tmp_path, "replay", "--match", "m.json")
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_league_game_matching_tells_openspiel_games_apart():
+    from arena.league import match_game
+    specs = ["openspiel:othello", "openspiel:tic_tac_toe", "openspiel:hex(board_size=5)"]
+    assert match_game("openspiel:tic_tac_toe", specs) == "openspiel:tic_tac_toe"
+    assert match_game("openspiel:hex(board_size=5)", specs) == "openspiel:hex(board_size=5)"
+    assert match_game("openspiel:hex", specs) is None
