@@ -85,3 +85,31 @@ def test_league_game_matching_tells_openspiel_games_apart():
     assert match_game("openspiel:tic_tac_toe", specs) == "openspiel:tic_tac_toe"
     assert match_game("openspiel:hex(board_size=5)", specs) == "openspiel:hex(board_size=5)"
     assert match_game("openspiel:hex", specs) is None
+
+
+def test_a_league_of_openspiel_games_with_openspiel_and_generic_bots(tmp_path):
+    from leaderboards.ratings import DRAW_PROBABILITY, env_for
+    from leaderboards.store import Store
+    config = write(tmp_path / "league.toml", """
+        name = "os"
+        games = ["openspiel:tic_tac_toe", "openspiel:pig(winscore=10)"]
+        games_per_pairing = 2
+        seed = 4
+        database = "os.sqlite"
+        [limits]
+        move_time = 1.0
+        [[bots]]
+        spec = "openspiel:mcts(max_simulations=50)"
+        [[bots]]
+        spec = "uct(iterations=30)"
+    """)
+    run = arena(tmp_path, "league", "run", str(config))
+    assert run.returncode == 0, run.stderr
+    with Store.open(tmp_path / "os.sqlite") as store:
+        played = store.games(store.find_league("os").id)
+    assert {g.game for g in played} == {"openspiel:tic_tac_toe", "openspiel:pig(winscore=10)"} and len(played) == 4
+    assert all(not g.failures for g in played)
+    for g in played:
+        verify = arena(tmp_path, "replay", str(g.id), "--db", "os.sqlite", "--verify")
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert env_for("openspiel:tic_tac_toe").draw_probability == DRAW_PROBABILITY
