@@ -131,6 +131,9 @@ class BotDetail:
     n_games: int
     failures: list[tuple[int, str, int, str]]
     """(game id, reason, move number, stderr excerpt), newest first."""
+    version: int = 1
+    versions: list[tuple[str, str, int]] = field(default_factory=list)
+    """Every version of the bot's name, oldest first: (label, status, rated games in all games)."""
 
 
 @dataclass
@@ -466,4 +469,11 @@ class StoreReader:
                          None if bot.filename is None else shown(bot.filename), shown(source_head, lines=True),
                          bot.status, shown(bot.status_reason), bot.trusted, limits,
                          None if bot.games is None else [shown(g) for g in bot.games], row, len(times), pct, hist, (lo, hi),
-                         len(played), failures)
+                         len(played), failures, bot.version, self._versions(store, bot))
+
+    @staticmethod
+    def _versions(store: Store, bot: Bot) -> list[tuple[str, str, int]]:
+        """Every version of ``bot``'s name with its status and rated games (the detail says which is shown)."""
+        ratings = store.ratings(bot.league_id)
+        return [(shown(b.label), b.status, ratings[b.id].games if b.id in ratings else 0)
+                for b in store.bots(bot.league_id) if b.name == bot.name]

@@ -204,6 +204,13 @@ class BotDetailScreen(Screen[None]):
     def _identity(self) -> Text:
         d = self.detail
         out = Text()
+        # every number on this screen is this version's; the other versions of the name are listed apart
+        out.append("version  ", style="bold")
+        out.append(f"{d.version} of {len(d.versions) or 1}: every number below is this version's\n")
+        if len(d.versions) > 1:
+            out.append("versions ", style="bold")
+            out.append(", ".join(f"{label} ({status}, {games} games)" for label, status, games in d.versions)
+                       + f"; {sum(g for _, _, g in d.versions)} games in all\n", style="grey62")
         if d.kind == "builtin":
             out.append("spec     ", style="bold")
             out.append(f"{d.spec}\n")
@@ -224,7 +231,7 @@ class BotDetailScreen(Screen[None]):
         if self.row is not None:
             r = self.row
             out.append("rating   ", style="bold")
-            out.append(f"μ {r.mu:.2f}  σ {r.sigma:.2f}  μ-3σ {r.exposed:.2f}  {r.games} games  "
+            out.append(f"this version: μ {r.mu:.2f}  σ {r.sigma:.2f}  μ-3σ {r.exposed:.2f}  {r.games} games  "
                        f"W/D/L {r.wins}/{r.draws}/{r.losses}\n")
             if r.trend:
                 out.append("trend    ", style="bold")
@@ -235,7 +242,7 @@ class BotDetailScreen(Screen[None]):
     def _times(self) -> Text:
         d = self.detail
         out = Text()
-        out.append(f"\nmove times ({d.n_moves} moves in the last {d.n_games} games)\n", style="bold")
+        out.append(f"\nmove times (this version: {d.n_moves} moves in its last {d.n_games} games)\n", style="bold")
         if not d.n_moves:
             out.append("no moves yet\n", style="grey50")
             return out
@@ -250,7 +257,7 @@ class BotDetailScreen(Screen[None]):
     def _failures(self) -> Text:
         d = self.detail
         out = Text()
-        out.append(f"\nfailures ({len(d.failures)})\n", style="bold")
+        out.append(f"\nfailures ({len(d.failures)}, this version)\n", style="bold")
         if not d.failures:
             out.append("none\n", style="grey50")
         for game_id, reason, move, text in d.failures[:20]:

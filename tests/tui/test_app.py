@@ -109,7 +109,7 @@ async def test_bot_detail_help_and_pickers(store_file: Path) -> None:
         await pilot.press("down", "enter")  # mybot, second on the board
         await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
         text = " ".join(str(w.render()) for w in app.screen.query(Static))
-        assert "mybot.py" in text and "failures (2)" in text and "p50" in text and "move_time=2.0" in text
+        assert "mybot.py" in text and "failures (2, this version)" in text and "p50" in text and "move_time=2.0" in text
         await pilot.press("g")  # dashboard keys do nothing over another screen
         assert isinstance(app.screen, BotDetailScreen)
         await pilot.press("escape", "question_mark")

@@ -256,3 +256,21 @@ async def test_a_hex_replay_highlights_the_last_move_and_the_winning_chain(store
         board = app.screen.query_one("#board", Static).render()
         assert not [sp for sp in board.spans if "underline" in str(sp.style) and sp.end - sp.start == 1]
         assert "last move b2" in board.plain
+
+
+async def test_the_bot_detail_says_its_numbers_are_this_versions_and_lists_the_others(fixture_store: Fixture) -> None:
+    from arena.tui.screens import BotDetailScreen
+    v2, new = fixture_store.store.upsert_bot(fixture_store.demo.id, "mybot", origin="config", filename="mybot.py",
+                                             source="class Bot:\n    pass  # v2\n")
+    assert new and v2.version == 2
+    fixture_store.close()
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        row = next(i for i, r in enumerate(app.snapshot.leaderboard) if r.bot_id == v2.id)
+        await pilot.press(*["down"] * row, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
+        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "version  2 of 2: every number below is this version's" in text
+        assert "mybot (retired, 24 games), mybot@v2 (active, 0 games); 24 games in all" in text
+        assert "failures (0, this version)" in text and "this version: 0 moves" in text
