@@ -100,6 +100,22 @@ class Game:
         draw from ``rng`` only, so that ``arena replay --verify`` can re-draw it."""
         return rng.choice(list(legal))
 
+    def observation_arrays(self, state: Any) -> dict[str, Any]:
+        """The observation's numeric fields as numpy arrays, for bots that compute with numpy: lists become
+        arrays (``hex``: ``board``; ``colosseum``: ``walls`` as the course's bool ``(M, M, 4)``), numbers 0-d
+        arrays; names and other non-numeric fields are left out. The compiled states keep bit-packed or
+        C-array layouts, so these are copies (one small copy each); see docs/adding-a-game.md."""
+        import numpy as np  # only for the bots that ask
+        out: dict[str, Any] = {}
+        for key, value in state.observation().items():
+            try:
+                array = np.asarray(value)
+            except (TypeError, ValueError):  # ragged or mixed fields
+                continue
+            if array.dtype.kind in "biuf":
+                out[key] = array
+        return out
+
     def openspiel_twin(self) -> str | None:
         """The ``pyspiel.load_game`` spec of the same game with the same action numbers, if OpenSpiel has one
         (OpenSpiel's bots then play this game: docs/openspiel.md)."""

@@ -123,6 +123,17 @@ class OpenSpielGame(Game):
             raise GameSpecError(f"{self} takes its parameters in OpenSpiel's spec, not {sorted(changes)}")
         return self
 
+    def observation_arrays(self, state: Any) -> dict[str, Any]:
+        """``observation``: OpenSpiel's observation tensor for the player to move (player 0 at chance and at
+        the end), in the game's tensor shape, when the game provides one."""
+        import numpy as np
+        out = super().observation_arrays(state)
+        if self.kind.provides_observation_tensor:
+            player = max(0, state.current_player())
+            tensor = np.asarray(state.pyspiel_state.observation_tensor(player), dtype=np.float32)
+            out["observation"] = tensor.reshape(self.pyspiel_game.observation_tensor_shape())
+        return out
+
     def openspiel_twin(self) -> str:
         return self._text
 

@@ -51,6 +51,15 @@ class ColosseumGame(Game):
     def num_distinct_actions(self) -> int:
         return self.board_size() ** 2 * 4
 
+    def observation_arrays(self, state: Any) -> dict[str, Any]:
+        """As every game's, with ``walls`` unpacked from the state's wall bytes (``games.colosseum.arrays``:
+        about 3x faster than converting the nested lists)."""
+        from games.colosseum.arrays import chess_board, positions
+        import numpy as np
+        return {"walls": chess_board(state), "positions": positions(state), "size": np.asarray(state.size),
+                "max_step": np.asarray(state.max_step), "scores": np.asarray(state.scores()),
+                "current_player": np.asarray(state.current_player())}
+
     def substitute_action(self, state: Any, legal: Sequence[int], rng: random.Random) -> int:
         """The COMP424 engine's own rule for a failed agent: its random walk (spec §5), drawn from ``rng``."""
         return int(state.random_walk_action(rng.getrandbits(63)))

@@ -30,6 +30,12 @@ class HexGame(Game):
         from games.hex.board import render_hex  # Rich, only when a board is drawn
         return render_hex(observation, names)
 
+    def observation_arrays(self, state: Any) -> dict[str, Any]:
+        """As every game's, with ``board`` as an ``(N, N)`` int8 array (-1 empty, 0 x, 1 o; row r, column c)."""
+        arrays = super().observation_arrays(state)
+        arrays["board"] = arrays["board"].astype("int8").reshape(self.size, self.size)
+        return arrays
+
     def openspiel_twin(self) -> str:
         """OpenSpiel's ``hex`` with this board and rule: the same action numbers, move for move (tested)."""
         return f"hex(board_size={self.size},swap={'true' if self.param('pie') else 'false'})"
