@@ -131,3 +131,31 @@ def test_a_league_plays_it_rates_it_and_replays_it(tmp_path):
     assert verify.returncode == 0, verify.stdout + verify.stderr
     board = arena(tmp_path, "leaderboard", "--db", "ttt.sqlite")
     assert board.returncode == 0 and "first" in board.stdout
+
+
+async def test_the_dashboard_replays_it_with_the_games_own_board(tmp_path):
+    from textual.widgets import Static
+
+    from arena.tui.app import ArenaApp
+    from arena.tui.screens import ReplayScreen
+    from tests.tui.conftest import wait_for
+    config = write(tmp_path / "league.toml", """
+        name = "ttt"
+        games = ["tictactoe"]
+        games_per_pairing = 2
+        seed = 8
+        database = "ttt.sqlite"
+        bots = ["random", "mc(n=5)"]
+    """)
+    run = arena(tmp_path, "league", "run", str(config))
+    assert run.returncode == 0, run.stderr
+    app = ArenaApp(tmp_path / "ttt.sqlite", poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        board = app.screen.query_one("#board", Static)
+        assert str(board.render()).splitlines()[:3] == [" ·  ·  · "] * 3
+        await pilot.press("end")
+        text = str(board.render())
+        assert "game over" in text and text.count("x") >= 3  # TicTacToeGame.render_board drew it
