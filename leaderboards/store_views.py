@@ -180,13 +180,4 @@ class StoreViews:
 
         In multi-player games a "win against b" means a finished above b.
         """
-        sql = ("SELECT a.bot_id, b.bot_id, "
-               "sum(a.score > b.score), sum(a.score = b.score), sum(a.score < b.score) "
-               "FROM game_seats a JOIN game_seats b ON a.game_id = b.game_id AND a.seat != b.seat "
-               "JOIN games g ON g.id = a.game_id WHERE g.league_id=? AND a.bot_id != b.bot_id")
-        args: list[Any] = [league_id]
-        if scope != ALL:
-            sql += " AND g.base_game=?"
-            args.append(scope)
-        sql += " GROUP BY a.bot_id, b.bot_id"
-        return {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql, args)}
+        return self.head_to_head_since(league_id, scope, 0)[0]
