@@ -175,3 +175,38 @@ def test_league_files_are_checked(tmp_path):
     with pytest.raises(ConfigError, match="comp424"):
         load_config(write(tmp_path / "b.toml", base.replace('format = "comp424"', 'agent = "a"')
                           .replace('games = ["nim"]', 'games = ["colosseum"]')))
+
+
+@pytest.mark.ray
+def test_a_comp424_league_on_ray(tmp_path):
+    pytest.importorskip("ray", reason="ray is not installed: pip install 'arena[ray]' to run the Ray backend tests")
+    import os
+    import subprocess
+    import sys
+
+    from arena.ray_cluster import LocalCluster
+    config = write(tmp_path / "league.toml", f"""
+        name = "course-ray"
+        games = ["colosseum(size=5)"]
+        games_per_pairing = 2
+        seed = 6
+        database = "ray.sqlite"
+        [[bots]]
+        name = "student"
+        file = "{CHECKOUT}"
+        format = "comp424"
+        [[bots]]
+        name = "handin"
+        file = "{HANDIN}"
+        format = "comp424"
+    """)
+    with LocalCluster(nodes=1, cpus=1) as cluster:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        env["RAY_AUTH_TOKEN"] = cluster.token
+        out = subprocess.run([str(Path(sys.executable).parent / "arena"), "league", "run", str(config), "--backend",
+                              "ray", "--address", cluster.address, "-q"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    with Store.open(tmp_path / "ray.sqlite") as store:
+        played = store.games(store.find_league("course-ray").id)
+    assert len(played) == 2 and all(not g.failures and g.terminations == ["normal", "normal"] for g in played)
