@@ -6,16 +6,35 @@ finishes (a Hex league's first game can take a minute). ``quiet`` prints nothing
 """
 from __future__ import annotations
 
+import json
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 from arena.text import markup, shown
 
 INTERVAL = 30.0
 """Seconds between progress lines when stderr is not a terminal."""
+SIDECAR_EVERY = 1.0
+"""Seconds between writes of the progress file the dashboard reads."""
+
+
+def progress_path(db: str | os.PathLike[str]) -> Path:
+    """The running league's progress file beside its store (``arena.sqlite.progress``), read by ``arena tui``."""
+    return Path(f"{os.fspath(db)}.progress")
+
+
+def read_progress(db: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The progress a league runner last wrote for ``db`` (None without a readable one)."""
+    try:
+        data = json.loads(progress_path(db).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def duration(seconds: float) -> str:
@@ -26,6 +45,21 @@ def duration(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def describe(data: dict[str, Any]) -> str:
+    """A progress file as one line: ``12/40 games (30%), 0.52 games/s, ETA 54 s, up to 2 at once``."""
+    try:
+        done, total = int(data["done"]), None if data.get("total") is None else int(data["total"])
+        rate = None if data.get("rate") is None else float(data["rate"])
+        eta = None if data.get("eta") is None else float(data["eta"])
+        at_once = None if data.get("concurrency") is None else int(data["concurrency"])
+    except (KeyError, TypeError, ValueError):
+        return "progress unknown"
+    out = f"{done}/{'?' if total is None else total} games" + (f" ({100 * done // total}%)" if total else "")
+    out += f", {rate:.2f} games/s" if rate else ", no game finished yet"
+    out += f", ETA {duration(eta)}" if eta is not None else ""
+    return out + (f", up to {at_once} at once" if at_once else "")
 
 
 class Reporter:
@@ -41,7 +75,8 @@ class Reporter:
 
     def __init__(self, label: str, *, quiet: bool = False, stream: TextIO | None = None,
                  interval: float = INTERVAL, clock: Callable[[], float] = time.monotonic,
-                 terminal: bool | None = None, transient: bool = True) -> None:
+                 terminal: bool | None = None, transient: bool = True, sidecar: Path | None = None,
+                 concurrency: int | None = None) -> None:
         self.label, self.quiet, self.interval, self.clock = label, quiet, interval, clock
         self.stream = stream if stream is not None else sys.stderr
         self.terminal = self.stream.isatty() if terminal is None else terminal
@@ -55,6 +90,9 @@ class Reporter:
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._last_line = 0.0
+        self.sidecar, self.concurrency = sidecar, concurrency
+        """The progress file the dashboard reads (written also when quiet: a run under nohup is watched too)."""
+        self._last_write = float("-inf")
 
     # -- what is shown ---------------------------------------------------------------------------
     def rate(self) -> float | None:
@@ -85,6 +123,7 @@ class Reporter:
         """The run begins (or its total becomes known): ``total`` games to play in it."""
         with self._lock:
             self.total = total
+            self._write_sidecar(force=True)
             if self.quiet:
                 return
             if self.terminal:
@@ -99,6 +138,7 @@ class Reporter:
         """One more game finished (or ``done`` games in all)."""
         with self._lock:
             self.done = self.done + 1 if done is None else done
+            self._write_sidecar()
             if self.quiet:
                 return
             if self._bar is not None:
@@ -119,6 +159,11 @@ class Reporter:
 
     def stop(self) -> None:
         self._stop.set()
+        if self.sidecar is not None and self._last_write > float("-inf"):  # ours, and the run is over
+            try:
+                self.sidecar.unlink()
+            except OSError:
+                pass
         if self._ticker is not None:
             self._ticker.join(timeout=1)
         with self._lock:
@@ -133,6 +178,29 @@ class Reporter:
         self.stop()
 
     # -- internals -------------------------------------------------------------------------------
+    def _write_sidecar(self, *, force: bool = False) -> None:
+        """Writes done/total/rate/ETA to the progress file (atomically: a reader never sees half of it)."""
+        if self.sidecar is None or (not force and self.clock() - self._last_write < SIDECAR_EVERY):
+            return
+        self._last_write = self.clock()
+        data = {"label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
+                "concurrency": self.concurrency, "pid": os.getpid(), "updated": time.time()}
+        tmp = self.sidecar.with_name(self.sidecar.name + f".{os.getpid()}.tmp")
+        try:
+            try:  # never through a planted symlink (O_NOFOLLOW, O_EXCL); rename replaces a link, not its target
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            except FileExistsError:
+                tmp.unlink()
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(data))
+            os.replace(tmp, self.sidecar)
+        except OSError:  # a read-only folder or a full disk: the run goes on, the dashboard shows less
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
     def _emit(self) -> None:
         self._last_line = self.clock()
         print(self.line(), file=self.stream, flush=True)

@@ -179,6 +179,8 @@ class ArenaApp(App[None]):
             scope = "all games" if s.scope == ALL else shown(s.scope)
             line = Text.assemble(("arena", "bold"), "  league ", (shown(s.league), "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
+            if s.running:  # a league runner is playing this store: done/total, rate, ETA, games at once
+                line.append(f"  {s.running}", style="bold green")
             if s.provisional:
                 line.append(f"  provisional ({s.provisional} games rated out of order)", style="italic yellow")
             if s.trends_note:

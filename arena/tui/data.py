@@ -102,6 +102,8 @@ class Snapshot:
     ratings are provisional until the store recomputes them at the end."""
     prepared: dict[str, Any] = field(default_factory=dict)
     """Table cells built on the worker thread (:func:`arena.tui.tables.prepare`), by table name."""
+    running: str = ""
+    """A league runner playing this store now: its progress (``12/40 games (30%), ...``), else empty."""
 
     @property
     def labels(self) -> dict[int, str]:
@@ -333,7 +335,8 @@ class StoreReader:
         """
         try:
             store = self._open()
-            version = queries.change_token(store)
+            running = self.running()
+            version = (queries.change_token(store), running)
             if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
                                                                             self.trends.catch_ups, limit):
                 return None
@@ -341,11 +344,21 @@ class StoreReader:
             if self.trends.ready and self.trends.league_id == current.id:
                 self.trends.update(store, current.id, budget=0.05)  # the new games' points, in this snapshot
             snapshot = self._snapshot(store, leagues, current, scope, h2h, limit)
+            snapshot.running = running
         except sqlite3.Error as exc:  # a store being created under us: try again next poll
             self.close()
             raise Unavailable(f"Cannot read {self.path}: {exc}") from None
         self._token = (current.id, league, scope, version, h2h, self.trends.catch_ups, limit)
         return snapshot
+
+    def running(self) -> str:
+        """The progress of a league runner holding this store's lock (docs/report.md, "Progress"), else ""."""
+        from arena.progress import describe, read_progress
+        from leaderboards import lock
+        if lock.holder(self.path) is None:
+            return ""
+        data = read_progress(self.path)
+        return "league run: " + (describe(data) if data else "playing (no progress yet)")
 
     def load_trends(self, budget: float = 0.2) -> bool:
         """Catches the trend sparklines up for up to ``budget`` seconds; True when more is left to read."""

@@ -274,3 +274,25 @@ async def test_the_bot_detail_says_its_numbers_are_this_versions_and_lists_the_o
         assert "version  2 of 2: every number below is this version's" in text
         assert "mybot (retired, 24 games), mybot@v2 (active, 0 games); 24 games in all" in text
         assert "failures (0, this version)" in text and "this version: 0 moves" in text
+
+
+async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: Fixture) -> None:
+    from leaderboards import lock
+
+    from arena.progress import Reporter, progress_path
+    fixture_store.close()
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        status = app.query_one("#status", Static)
+        assert "league run" not in str(status.render())
+        with lock.acquire(fixture_store.path):  # as `arena league run` holds it
+            reporter = Reporter("league demo", quiet=True, sidecar=progress_path(fixture_store.path), concurrency=2)
+            reporter.start(40)
+            reporter.advance(12)
+            reporter._write_sidecar(force=True)
+            await wait_for(pilot, lambda: "league run: 12/40 games (30%)" in str(status.render()))
+            assert "up to 2 at once" in str(status.render())
+            reporter.stop()
+        await wait_for(pilot, lambda: "league run" not in str(status.render()))
+        assert not progress_path(fixture_store.path).exists()
