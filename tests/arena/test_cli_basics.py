@@ -27,7 +27,9 @@ def test_games_lists_every_game_with_parameters() -> None:
     p = run("games", "--json")
     assert p.returncode == 0, p.stderr
     catalogue = {g["name"]: g for g in json.loads(p.stdout)}
-    assert set(catalogue) == {"doublestep", "nim", "hex", "colosseum", "sorry"}
+    own = {"doublestep", "nim", "hex", "colosseum", "sorry"}
+    from importlib.metadata import entry_points  # and every installed game (docs/adding-a-game.md)
+    assert set(catalogue) == own | {ep.name for ep in entry_points(group="arena.games")}
     assert catalogue["nim"]["params"]["k"]["default"] == 3
     assert "overshoot" in catalogue["doublestep"]["params"]
     table = run("games")
@@ -38,7 +40,8 @@ def test_bots_lists_every_bot() -> None:
     p = run("bots", "--json")
     assert p.returncode == 0, p.stderr
     names = [b["name"] for b in json.loads(p.stdout)]
-    assert names == ["random", "greedy", "mc", "hmc", "uct", "mcts_reuse", "determinized"]
+    assert names == ["random", "greedy", "mc", "hmc", "uct", "mcts_reuse", "determinized", "openspiel:random",
+                     "openspiel:mcts"]
 
 
 @pytest.mark.parametrize("args,needle", [
