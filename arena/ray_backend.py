@@ -222,6 +222,8 @@ class RayBackend:
         self.concurrency = concurrency or max(self.cpus, 1)
         self.retries, self.batch, self.start_slack = retries, max(batch, 1), start_slack
         self.remote = self.ray.remote(num_cpus=1, max_retries=0)(_play_remote)
+        self.lost: list[str] = []
+        """Why each lost batch was lost (it was played again, or given up: ``gave_up``)."""
         self.gave_up: list[str] = []
 
     def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
@@ -263,6 +265,7 @@ class RayBackend:
 
     def _lost(self, games: list[Task], attempt: int, why: str, retry: list[tuple[list[Task], int]]
               ) -> Iterator[tuple[Task, TaskResult]]:
+        self.lost.append(why)
         if attempt < self.retries:
             retry.append((games, attempt + 1))
             return

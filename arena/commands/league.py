@@ -19,16 +19,20 @@ def league() -> None:
 @league.command("run")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
-              help="Games at once (default: the league file's, else the number of cores).")
+              help="Games at once (default: the league file's, else the number of cores; Ray: the cluster's CPUs).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Where games run: worker processes here, or Ray tasks.")
-@click.option("--address", metavar="ADDR", default=None, help="Ray cluster address (default: a local Ray).")
+              help="Where games run: worker processes here, or Ray tasks (docs/ray.md).")
+@click.option("--address", metavar="ADDR", default=None,
+              help="Ray cluster: HOST:PORT, auto or ray://HOST:PORT (default: $RAY_ADDRESS, else a Ray running here, "
+                   "else a new local one); needs --backend ray.")
 @click.option("--db", metavar="PATH", default=None, help="The store (overrides the league file's database).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no leaderboard, only the summary line.")
 def run(config: str, concurrency: int | None, backend: str, address: str | None, db: str | None,
         quiet: bool) -> None:
     """Play (or resume) the league in CONFIG and print its leaderboard."""
     from arena.league import load_config
+    if address and backend != "ray":
+        raise click.UsageError("--address is a Ray cluster's: add --backend ray")
     cfg = load_config(config)  # every check happens before the store is touched
     try:
         summary = play_and_report(cfg, db=db, concurrency=concurrency, backend=backend, address=address,

@@ -7,6 +7,7 @@ driver still give every game exactly once; a worker node with another arena buil
 failures are one line and write nothing."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -224,6 +225,41 @@ def test_a_worker_node_with_another_arena_build_is_refused(cluster, tmp_path):
     assert not (tmp_path / "skew.sqlite").exists()
 
 
+HUNG_DRIVER = """
+import json, sys
+from arena.limits import Limits
+from arena.ray_backend import RayBackend
+from arena.runner import run_tasks
+from arena.task import Task, TaskFailure
+limits = Limits(move_time=0.2, first_move_time=3.0).to_dict()
+tasks = [Task(f"k{i}", "nim", 0, (1, 2), ("random", "random"), ("a", "b"), i, limits, "lose") for i in range(6)]
+backend = RayBackend(address=sys.argv[1], start_slack=5.0)
+done = run_tasks(tasks, backend)
+print(json.dumps({"keys": sorted(t.key for t, r in done if not isinstance(r, TaskFailure)), "lost": backend.lost}))
+"""
+
+
+def test_a_hung_game_is_stopped_by_its_time_bound_and_played_again(cluster, tmp_path):
+    """A worker frozen mid-game (SIGSTOP: no error, no result): after its games' bound (first moves plus the
+    longest game at the move time, plus a start-up slack) the task is cancelled and the game played again."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    run = subprocess.Popen([sys.executable, "-c", HUNG_DRIVER, cluster.address], cwd=tmp_path, text=True,
+                           env=dict(full, RAY_AUTH_TOKEN=cluster.token), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    frozen = _busy_worker(cluster, cluster.nodes[1], run)
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        out, err = run.communicate(timeout=300)
+    finally:
+        try:
+            os.kill(frozen, signal.SIGKILL)  # (Ray's cancel killed it already)
+        except ProcessLookupError:
+            pass
+    assert run.returncode == 0, err
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["keys"] == [f"k{i}" for i in range(6)]
+    assert len(result["lost"]) == 1 and result["lost"][0].startswith("no result after"), result["lost"]
+
+
 def test_a_lost_worker_and_a_lost_node_still_complete_the_league(cluster, tmp_path):
     """SIGKILL of a worker process running a game on the worker node, then of that node's raylet: the games are
     played again elsewhere, the run exits 0 and every game is stored once. (Last: the node stays dead.)"""
@@ -247,7 +283,8 @@ def _busy_worker(cluster: LocalCluster, node: Path, run: subprocess.Popen[str]) 
         if busy:
             return busy[0]
         time.sleep(0.05)
-    raise AssertionError(f"no game ran on {node.name} (driver exit {run.poll()})")
+    raise AssertionError(f"no game ran on {node.name} (driver exit {run.poll()}: "
+                         f"{run.stderr.read()[-2000:] if run.poll() is not None and run.stderr else ''})")
 
 
 def _wait_for_games(path: Path, name: str, n: int, run: subprocess.Popen[str]) -> None:
