@@ -1,4 +1,11 @@
-"""uct: UCT with annealed exploration (Baier-Reinio & MacDonald 2022); mcts_reuse is ``uct(reuse=true)``.
+"""uct: UCT over the compiled search; mcts_reuse is ``uct(reuse=true)``.
+
+Defaults: ``uct`` is the strongest configuration measured at equal time (C = ``DEFAULT_C`` = 0.3, one
+child per iteration; docs/bots-uct.md, "Defaults", has the table and its command). The study preset is
+one parameter away: ``uct(c=annealed)`` is the Colosseum study's agent (Baier-Reinio & MacDonald 2022:
+annealed C = e^(1/depth) - 1 and, unless ``expand`` is given, every child of a leaf at once with 11
+playouts each, highest win rate), because ``expand`` defaults to ``all`` with annealed C and to ``one``
+otherwise (:func:`default_expand`).
 
 The search is compiled (:class:`bots._uct.Search`, a flat node pool over the games' C-level interface);
 this module turns a spec and the referee's move budget into one call per move. docs/bots-uct.md has
@@ -22,6 +29,14 @@ FALLBACK_ITERATIONS = 1000
 
 SIMS_PER_LEAF = {"all": 11, "one": 1}
 """Default playouts per new child: 11 with expand=all (the study's choice after testing 2..12)."""
+
+DEFAULT_C = 0.3
+"""uct's exploration constant when none is given: the strongest measured (docs/bots-uct.md, Defaults)."""
+
+
+def default_expand(c: str | float) -> str:
+    """``expand`` when not given: ``all`` with annealed C (the study preset), ``one`` otherwise."""
+    return "all" if c == "annealed" else "one"
 
 _MASK64 = (1 << 64) - 1
 
@@ -59,10 +74,10 @@ class UCTBot(BaseBot):
     name: ClassVar[str] = "uct"
     params: ClassVar[dict[str, Param]] = {
         "iterations": Param(int, None, "iterations per move (default: use the move time limit)", min=1, max=10**12),
-        "c": _CParam(str, "annealed", "exploration constant: annealed (C = e^(1/depth) - 1) or a number",
-                     parser=parse_c),
-        "expand": Param(str, "all", "all: add every child of a leaf; one: one untried child per iteration",
-                        choices=("all", "one")),
+        "c": _CParam(str, str(DEFAULT_C), "exploration constant: a number, or annealed (C = e^(1/depth) - 1: the "
+                     "study preset, with expand=all unless given)", parser=parse_c),
+        "expand": Param(str, None, "all: add every child of a leaf; one: one untried child per iteration "
+                        "(default: all with c=annealed, else one)", choices=("all", "one")),
         "sims_per_leaf": Param(int, None, "playouts per new child (default 11 with expand=all, 1 with one)",
                                min=1, max=10**6),
         "rollout": Param(str, "random", "playout policy: random, or greedy (the game's heuristic move)",
@@ -77,7 +92,7 @@ class UCTBot(BaseBot):
     }
 
     def __init__(self, game: Any, seat: int, seed: int, iterations: int | None = None,
-                 c: str | float = "annealed", expand: str = "all", sims_per_leaf: int | None = None,
+                 c: str | float = DEFAULT_C, expand: str | None = None, sims_per_leaf: int | None = None,
                  rollout: str = "random", final: str = "winrate", margin: float = 0.1, reuse: bool = False,
                  max_nodes: int = 2_000_000) -> None:
         super().__init__(game, seat, seed)
@@ -87,7 +102,7 @@ class UCTBot(BaseBot):
         p: dict[str, Any] = {k: (v if v is None else self.params[k].convert(k, v)) for k, v in given.items()}
         self.iterations: int | None = p["iterations"]
         self.c: str | float = p["c"]
-        self.expand: str = p["expand"]
+        self.expand: str = p["expand"] or default_expand(self.c)
         self.sims_per_leaf: int = p["sims_per_leaf"] or SIMS_PER_LEAF[self.expand]
         self.rollout: str = p["rollout"]
         self.final: str = p["final"]

@@ -5,8 +5,8 @@ Records (all measured side by side in the same run):
 1. UCT simulations per second on Hex 7x7 and 11x11 from the empty board, ``uct(expand=one,c=1.4)``
    (one node and one random rollout per simulation) against ``pyspiel.MCTSBot`` with ``uct_c=1.4``
    and a ``RandomRolloutEvaluator(1, seed)``, the same number of simulations; target 8x.
-2. Strength at equal time: ``uct(expand=one,c=0.3)`` (and, for reference, the default ``uct``, the
-   Colosseum study's settings) against the same ``MCTSBot`` on Hex 7x7 with 0.1 s per move (OpenSpiel's
+2. Strength at equal time: ``uct(expand=one,c=0.3)`` (uct's defaults) and, for reference,
+   ``uct(c=annealed)`` (the Colosseum study's settings) against the same ``MCTSBot`` on Hex 7x7 with 0.1 s per move (OpenSpiel's
    ``max_wall_clock_time``), both seats; target 85% wins.
 3. The time of one ``determinized(d=25,s=100)`` move in 4-player Sorry!.
 4. The slowest move of each search bot under a 2 s limit (it must stay below 2 s).
@@ -175,7 +175,7 @@ def run(quick: bool = False) -> Iterator[Record]:
                        theirs, target=8.0, note=f"uct(expand=one,c=1.4) vs MCTSBot(uct_c=1.4, 1 random rollout), "
                                                f"{sims} simulations, median of {repeats} interleaved runs")
         for spec, per_seat, target in (("uct(expand=one,c=0.3)", 10 if quick else 100, 85 / 50),
-                                       ("uct", 5 if quick else 30, None)):
+                                       ("uct(c=annealed)", 5 if quick else 30, None)):
             win_rate, n, slowest = strength(per_seat, spec=spec)
             half = 1.96 * math.sqrt(max(win_rate * (1 - win_rate), 0.25 / n) / n)
             yield rate(SUITE, f"{spec} vs MCTSBot, hex(size=7), 0.1 s/move", 100 * win_rate, "% wins",
@@ -183,7 +183,7 @@ def run(quick: bool = False) -> Iterator[Record]:
                        note=f"{n} games, both seats, 95% interval +-{100 * half:.0f} points; slowest move "
                             f"{slowest:.3f} s" + ("; ratio 1.7 = 85% wins" if target else "; the study's defaults"))
     n = 6 if quick else 40
-    for spec in ("uct(margin=0)", "uct(expand=one,c=0.3,margin=0)"):
+    for spec in ("uct(c=annealed,margin=0)", "uct(expand=one,c=0.3,margin=0)"):
         win_rate = versus_mc(spec, n)
         yield rate(SUITE, f"{spec} vs mc(n=0,margin=0), hex(size=7), 0.1 s/move", 100 * win_rate, "% wins",
                    "even match", 50.0, note=f"{n} games, seats alternated, equal wall clock per move")
