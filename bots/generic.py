@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from bots.base import BaseBot, Limit, think_time
 from bots.flat_mc import FlatMCBot
+from bots import uct as uct_module
 from bots.uct import FALLBACK_ITERATIONS, UCTBot, move_seed, parse_c
 from games.spec import Param
 
@@ -114,12 +115,16 @@ class GenericUCTBot(BaseBot):
         return None
 
     def __init__(self, game: Any, seat: int, seed: int, iterations: int | None = None, c: str | float = "annealed",
-                 expand: str = "all", sims_per_leaf: int | None = None, rollout: str = "random",
+                 expand: str | None = None, sims_per_leaf: int | None = None, rollout: str = "random",
                  final: str = "winrate", margin: float = 0.1, reuse: bool = False, max_nodes: int = 2_000_000) -> None:
         super().__init__(game, seat, seed)
         self.iterations, self.c = iterations, (parse_c(c) if isinstance(c, str) else float(c))
-        self.expand, self.final, self.margin, self.reuse, self.max_nodes = expand, final, margin, reuse, max_nodes
-        self.sims = sims_per_leaf if sims_per_leaf is not None else (11 if expand == "all" else 1)
+        self.final, self.margin, self.reuse, self.max_nodes = final, margin, reuse, max_nodes
+        if expand is None:  # uct's own default rule (it depends on c), so both paths read a spec alike
+            rule = getattr(uct_module, "default_expand", None)
+            expand = rule(self.c) if rule is not None else "all"
+        self.expand = expand
+        self.sims = sims_per_leaf if sims_per_leaf is not None else uct_module.SIMS_PER_LEAF[expand]
         self.n_players = game.num_players()
         self._lo, self._span = _scale(game)
         self._moves = 0

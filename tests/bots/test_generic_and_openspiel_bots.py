@@ -53,12 +53,14 @@ def test_generic_bots_beat_random_on_a_game_from_outside():
 
 def test_mcts_reuse_keeps_its_tree_between_moves():
     g = games.load("openspiel:connect_four")
-    bot = bots.make("mcts_reuse(iterations=50)", g, 0, 1)
+    bot = bots.make("mcts_reuse(iterations=50,c=annealed,expand=all)", g, 0, 1)
     state = g.new_initial_state()
     first = bot.step(state.clone(), Limit())
+    kept = bot._root.children[first].children[3]  # expand=all: every grandchild of a visited child exists
+    before = kept.visits
     state.apply_actions([first, 3])
     bot.step(state.clone(), Limit())
-    assert bot._root.visits > 50 * 11, "the second search started from the first one's subtree"
+    assert bot._root is kept and kept.visits > before, "the second search went on from the first one's subtree"
 
 
 def test_bots_without_a_generic_path_say_what_to_use():
