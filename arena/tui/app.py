@@ -24,7 +24,7 @@ from arena.text import shown, text
 from arena.tui.data import Snapshot, StoreReader, Unavailable
 from arena.tui.replay import Replay
 from arena.tui.data import RECENT_GAMES
-from arena.tui.screens import BotDetailScreen, GamesListScreen, HelpScreen, PickerScreen, ReplayScreen
+from arena.tui.screens import BotDetailScreen, GamesListScreen, HelpScreen, PickerScreen, ReplayScreen, SearchScreen
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prepare
 from leaderboards.ratings import ALL
 
@@ -42,13 +42,15 @@ class ArenaApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
-        Binding("1", "tab('leaderboard')", "Board", show=False),
-        Binding("2", "tab('h2h')", "H2H", show=False),
-        Binding("3", "tab('games')", "Games", show=False),
+        Binding("1", "tab('leaderboard')", "Board"),
+        Binding("2", "tab('h2h')", "H2H"),
+        Binding("3", "tab('games')", "Games"),
         Binding("l", "pick_league", "League"),
         Binding("g", "pick_game", "Game"),
         Binding("r", "reload", "Reload", show=False),
         Binding("f", "failed_games", "Failures", show=False),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("s", "sort", "Sort"),
     ]
 
     def __init__(self, db_path: str | Path, *, league: str | None = None, poll_interval: float = 0.5) -> None:
@@ -179,6 +181,11 @@ class ArenaApp(App[None]):
             scope = "all games" if s.scope == ALL else shown(s.scope)
             line = Text.assemble(("arena", "bold"), "  league ", (shown(s.league), "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
+            table = self._listed() if self.query_one("#tabs").display else None
+            if table is not None and table.search:  # what the table hides or reorders, said
+                line.append(f"  rows with {table.search!r}", style="bold yellow")
+            if table is not None and table.order and table.order != next(iter(table.SORTS)):
+                line.append(f"  sorted by {table.order}", style="bold yellow")
             if s.running:  # a league runner is playing this store: done/total, rate, ETA, games at once
                 line.append(f"  {s.running}", style="bold green")
             if s.provisional:
@@ -195,7 +202,7 @@ class ArenaApp(App[None]):
         self._wake.set()
 
     # -- actions ---------------------------------------------------------------------------------
-    MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload", "failed_games"})
+    MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload", "failed_games", "search", "sort"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay."""
@@ -208,6 +215,7 @@ class ArenaApp(App[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._focus_table()
+        self._update_status()  # the search and sort shown are the active table's
         visible = self.query_one(TabbedContent).active == "h2h"
         if visible != self._h2h_visible:  # the head-to-head counts are queried only while they are shown
             self._h2h_visible = visible
@@ -264,6 +272,41 @@ class ArenaApp(App[None]):
             self.open_bot(row)
         else:
             self.open_games(row, opponent=int(column))
+
+    def _listed(self) -> LeaderboardTable | GamesTable | None:
+        """The table that search and sort apply to: the leaderboard's or the games tab's."""
+        active = self.query_one(TabbedContent).active
+        return self.query_one(LeaderboardTable) if active == "leaderboard" else \
+            self.query_one(GamesTable) if active == "games" else None
+
+    def action_search(self) -> None:
+        table = self._listed()
+        if table is None:
+            return
+
+        def chosen(text: str | None) -> None:
+            if text is not None:
+                table.search = text
+                self._reshow(table)
+        self.push_screen(SearchScreen(table.search), chosen)
+
+    def action_sort(self) -> None:
+        table = self._listed()
+        if table is None:
+            return
+
+        def chosen(order: str | None) -> None:
+            if order is not None:
+                table.order = order
+                self._reshow(table)
+        self.push_screen(PickerScreen("Sort by", [(k, k) for k in table.SORTS], table.order or next(iter(table.SORTS))),
+                         chosen)
+
+    def _reshow(self, table: LeaderboardTable | GamesTable) -> None:
+        if self.snapshot is not None:
+            table.show(self.snapshot)
+        self._update_status()
+        table.focus()
 
     def action_failed_games(self) -> None:
         """The games behind the selected bot's failure count."""

@@ -297,21 +297,31 @@ class GamesListScreen(Screen[None]):
 HELP = """\
 [b]Dashboard[/b]
   1 2 3        Leaderboard, Head-to-head, Games tabs (or click them)
-  ↑ ↓ PgUp PgDn  move in a table
-  Enter        open: a bot's detail (Leaderboard), a replay (Games)
+  ↑ ↓ PgUp PgDn  move in a table      Home End  first / last row
+  ← →          Head-to-head: move across the matrix (the names stay)
+  Enter        open: a bot's detail (Leaderboard; a name in Head-to-head),
+               the games behind a Head-to-head cell, a replay (Games)
+  f            the games behind the selected bot's failure count
+  /            show only the rows containing a text (empty: all)
+  s            sort the Leaderboard or the Games
   l            pick the league
   g            filter by game
   r            reload now (the tables also update by themselves)
-  ?            this help      q  quit
+  ?            this help      q  quit      Ctrl+P  command palette
+  The Games tab loads older games when the cursor reaches the last row.
 
 [b]Replay[/b]
   → l n        step forward        ← h p   step back
   PgDn PgUp    10 steps            Home End  first / last position
-  space        autoplay on/off     + -     faster / slower
-  Esc q        back to the games
+  space        autoplay on/off     + = -   faster / slower
+  Esc q        back                ?       this help
 
-[b]Bot detail[/b]
-  Esc q        back
+[b]Games list, bot detail[/b]
+  Enter        replay the game (games list)
+  Esc q        back                ?       this help
+
+[b]Pickers, search, this help[/b]
+  ↑ ↓ Enter    choose              Esc     cancel / close
 """
 
 
@@ -320,8 +330,35 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box", classes="modal-box"):
-            yield Static("[b]arena tui[/b] keys", classes="title")
-            yield Static(HELP, id="help-text")
+            yield Static("[b]arena tui[/b] keys (↑ ↓ scroll)", classes="title")
+            with VerticalScroll(id="help-scroll"):  # taller than 24 rows: it scrolls
+                yield Static(HELP, id="help-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+
+class SearchScreen(ModalScreen[Any]):
+    """Asks for the text the table's rows must contain; dismisses with it ("" shows every row), None on Esc."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, current: str = "") -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Input
+        with Vertical(classes="modal-box"):
+            yield Static("Show the rows containing (empty: all rows)", classes="title")
+            yield Input(value=self.current, id="search")
+
+    def on_mount(self) -> None:
+        from textual.widgets import Input
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Any) -> None:
+        self.dismiss(event.value.strip())
 
 
 class PickerScreen(ModalScreen[Any]):

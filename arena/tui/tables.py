@@ -108,8 +108,25 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
         rows = snapshot.prepared.get(self.NAME)
         return rows if rows is not None else self.build_rows(snapshot)
 
+    SORTS: ClassVar[dict[str, tuple[int, bool]]] = {}
+    """Sort name -> (column index, descending) offered by ``s``; the first one is the table's own order."""
+    search = ""
+    """Rows whose text does not contain this (any case) are hidden (``/``)."""
+    order = ""
+    """The chosen sort (a key of SORTS; "" is the table's own order)."""
+
+    def view(self, rows: list[tuple[str, list[Cell]]]) -> list[tuple[str, list[Cell]]]:
+        """``rows`` searched and sorted as the user asked (the snapshot's rows stay as they are)."""
+        if self.search:
+            needle = self.search.casefold()
+            rows = [r for r in rows if any(needle in c.text.casefold() for c in r[1])]
+        if self.order in self.SORTS and self.order != next(iter(self.SORTS), ""):
+            column, descending = self.SORTS[self.order]
+            rows = sorted(rows, key=lambda r: sort_value(r[1][column].text), reverse=descending)
+        return rows
+
     def show(self, snapshot: Snapshot) -> None:
-        self.sync(self._rows_of(snapshot))
+        self.sync(self.view(self._rows_of(snapshot)))
 
     def reset(self) -> None:
         """Forgets every row (a new league or game filter): the next ``show`` measures its columns afresh,
@@ -167,8 +184,10 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
                         self.cell_updates += 1
             self._cells[key] = cells
         if [row.key.value for row in self.ordered_rows] != wanted:
-            # the first column of every live table holds the order (a rank or a game id)
-            self.sort(columns[0], key=lambda cell: int(cell.plain.split()[0]), reverse=self.DESCENDING)
+            # rows in the order given (a rank, the newest game first, or the user's sort); the first column's
+            # text (a rank or a game id) tells the rows apart
+            place = {cells[0].text: i for i, (_, cells) in enumerate(rows)}
+            self.sort(columns[0], key=lambda cell: place.get(cell.plain, len(place)))
         self.follow(selected)
 
 
@@ -177,6 +196,9 @@ class LeaderboardTable(LiveTable):
                ("wdl", "W/D/L"), ("fail", "fail"), ("trend", "μ-3σ trend"))
 
     NAME = "leaderboard"
+    SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
+        "rank (μ-3σ)": (0, False), "μ": (2, True), "σ (most uncertain first)": (3, True), "games": (5, True),
+        "wins": (6, True), "failures": (7, True), "name": (1, False)}
 
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
@@ -230,12 +252,28 @@ def trend_line(trend: tuple[float, ...], scale: tuple[float, float] | None = Non
     return line
 
 
+def sort_value(text: str) -> tuple[int, float | str]:
+    """A cell's text as a sort key: numbers (``12``, ``-0.10``, ``14/0/10``'s wins, ``12.3ms``, ``1.25s``) by value,
+    anything else by its text."""
+    head = text.split("/")[0].split()[0] if text.split() else ""
+    for suffix, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("", 1.0)):
+        if head.endswith(suffix):
+            try:
+                return (0, float(head[:len(head) - len(suffix)] if suffix else head) * scale)
+            except ValueError:
+                continue
+    return (1, text.casefold())
+
+
 class GamesTable(LiveTable):
     COLUMNS = (("id", "id"), ("game", "game"), ("players", "players"), ("result", "winner"), ("reason", "end"),
                ("moves", "moves"), ("time", "time"))
     DESCENDING = True  # newest first
 
     NAME = "games"
+    SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
+        "newest first": (0, True), "oldest first": (0, False), "moves": (5, True), "time": (6, True),
+        "game": (1, False)}
 
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:

@@ -296,3 +296,62 @@ async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: 
             reporter.stop()
         await wait_for(pilot, lambda: "league run" not in str(status.render()))
         assert not progress_path(fixture_store.path).exists()
+
+
+async def test_search_and_sort_the_leaderboard_and_the_games(store_file: Path) -> None:
+    from arena.tui.screens import PickerScreen, SearchScreen
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        board = app.query_one(LeaderboardTable)
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press("g", "r", "e", "e", "enter")
+        assert [cell_text(board, r.key.value, "bot") for r in board.ordered_rows] == ["greedy"]
+        assert "rows with 'gree'" in str(app.query_one("#status", Static).render())
+        await pilot.press("slash", "ctrl+u", "enter")  # empty: every row again
+        await wait_for(pilot, lambda: board.row_count == 4)
+        await pilot.press("s")
+        assert isinstance(app.screen, PickerScreen)
+        await pilot.press(*["down"] * 5, "enter")  # failures
+        names = [cell_text(board, r.key.value, "bot") for r in board.ordered_rows]
+        assert names[0] == "mybot" and sorted(names) == ["greedy", "mybot", "random", "uct"]
+        assert "sorted by failures" in str(app.query_one("#status", Static).render())
+        await pilot.press("3", "s", "down", "enter")  # games: oldest first
+        games = app.query_one(GamesTable)
+        ids = [int(r.key.value) for r in games.ordered_rows]
+        assert ids == sorted(ids) and len(ids) == 48
+
+
+async def test_the_footer_and_help_list_every_key(store_file: Path) -> None:
+    from arena.tui.screens import HELP, BotDetailScreen, GamesListScreen, HelpScreen, ReplayScreen
+    from arena.tui.tables import LiveTable
+    shown_as = {"question_mark": "?", "right": "→", "left": "←", "home": "Home", "end": "End", "pagedown": "PgDn",
+                "pageup": "PgUp", "plus": "+", "equals_sign": "=", "minus": "-", "escape": "Esc", "enter": "Enter",
+                "slash": "/", "space": "space"}
+    screens = (ArenaApp, LiveTable, HeadToHeadTable, ReplayScreen, BotDetailScreen, GamesListScreen, HelpScreen)
+    for owner in screens:
+        for binding in owner.BINDINGS:
+            for key in binding.key.split(","):
+                assert shown_as.get(key, key) in HELP, (owner.__name__, key)
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        from textual.widgets import Footer
+        footer = app.query_one(Footer)
+        await pilot.pause(0.2)
+        keys = {k.key for k in footer.query("FooterKey")} if footer.query("FooterKey") else set()
+        assert {"1", "2", "3"} <= keys, keys
+
+
+async def test_the_help_scrolls_to_its_last_line_at_80x24(store_file: Path) -> None:
+    from arena.tui.screens import HelpScreen
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        scroll = app.screen.query_one("#help-scroll")
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y
