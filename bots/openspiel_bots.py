@@ -26,6 +26,12 @@ def pyspiel_game(game: Any) -> Any:
 
 
 def _no_twin(game: Any, params: dict[str, Any]) -> str | None:
+    from games.errors import GameSpecError
+    from games.openspiel import import_pyspiel
+    try:
+        import_pyspiel()
+    except GameSpecError as exc:  # refused where the bot is named, not in its process
+        return str(exc).replace("openspiel: games need", "OpenSpiel bots need")
     if getattr(game, "pyspiel_game", None) is None and getattr(game, "openspiel_twin", lambda: None)() is None:
         return (f"{game} has no OpenSpiel twin (OpenSpiel bots play openspiel: games and arena games with a twin: "
                 "hex)")

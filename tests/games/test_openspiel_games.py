@@ -113,3 +113,12 @@ def test_a_league_of_openspiel_games_with_openspiel_and_generic_bots(tmp_path):
         verify = arena(tmp_path, "replay", str(g.id), "--db", "os.sqlite", "--verify")
         assert verify.returncode == 0, verify.stdout + verify.stderr
     assert env_for("openspiel:tic_tac_toe").draw_probability == DRAW_PROBABILITY
+
+
+def test_without_open_spiel_openspiel_bots_are_refused_where_they_are_named():
+    code = ("import sys; sys.modules['pyspiel'] = None\n"
+            "import bots, games\n"
+            "try:\n    bots.make('openspiel:mcts', games.load('hex'), 0, 1)\n"
+            "except games.GameSpecError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert "OpenSpiel bots need open_spiel" in out.stdout and 'pip install "arena[openspiel]"' in out.stdout
