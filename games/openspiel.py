@@ -153,10 +153,10 @@ class OpenSpielState(PythonState):
         self.pyspiel_state = state
 
     def _current_player(self) -> int:
-        return int(self.pyspiel_state.current_player())
+        return self.pyspiel_state.current_player()  # pybind11 gives Python ints
 
     def _legal_actions(self) -> list[int]:
-        return [int(a) for a in self.pyspiel_state.legal_actions()]
+        return self.pyspiel_state.legal_actions()
 
     def _chance_outcomes(self) -> list[tuple[int, float]]:
         return sorted((int(a), float(p)) for a, p in self.pyspiel_state.chance_outcomes() if p > 0)
