@@ -12,10 +12,12 @@ after each decision with ``Search.visits_at(path)``.
 The study gave each MCTS 10 ms per move (100 ms against greedy); here the budget is ``iterations`` per
 move, so results do not depend on the machine's load.
 
-Not the study's setup: the strategic MCTS here is ``rollout=greedy``, the heuristic for BOTH sides of every
-playout (so a playout returns the position's true value); the study's played the heuristic for its own
-moves only and random moves for the opponent. The compiled search has no one-seat greedy rollout, so
-the study's strategic row is not reproduced (docs/experiments.md, nim-mcts).
+Not the study's setup: the strategic MCTS of ``strategic-vs-mcts`` is ``rollout=greedy``, the heuristic for
+BOTH sides of every playout (so a playout returns the position's true value); the study's played the
+heuristic for its own moves only and random moves for the opponent. The compiled search has no one-seat
+greedy rollout, so ``study-strategic-vs-mcts`` (not in the default set) plays the study's setup with a
+small Python search (:mod:`arena.experiments.nim_study_mcts`) on both sides, and ``py-greedy-both-vs-mcts``
+the both-sides variant with the same code (docs/experiments.md, nim-mcts).
 """
 from __future__ import annotations
 
@@ -32,7 +34,12 @@ MATCHUPS = [
     ("reuse-vs-mcts", "{reuse}", "{mcts}", False, 83),
     ("mcts-vs-greedy", "{mcts}", "greedy", False, 2),
     ("coin-mcts-vs-greedy", "{mcts}", "greedy", True, 258),
+    # Not in the default set: the study's strategic MCTS (greedy for its own moves only) against the same
+    # Python search with random playouts, and the both-sides-greedy cross-check (nim_study_mcts.py).
+    ("study-strategic-vs-mcts", "{study_own}", "{study_random}", False, 143),
+    ("py-greedy-both-vs-mcts", "{study_both}", "{study_random}", False, None),
 ]
+DEFAULT_MATCHUPS = [m[0] for m in MATCHUPS[:5]]
 STUDY_GAMES = 300
 MAX_PILE = 50
 
@@ -97,7 +104,6 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
              n_games: int, seed: int) -> list:
     """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
     Returns [A's wins, games, then N_STATS sums per pile 0..MAX_PILE flattened]."""
-    import bots
     import games
     from arena.play import play
     from bots.base import Limit
@@ -109,12 +115,24 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
         rng = random.Random(derive_seed(seed, g))
         pile, a_seat = rng.randint(lo, hi), rng.randrange(2)
         game = games.load(f"nim(n={pile},k={k},coin={'true' if coin else 'false'})")
-        a = _Recorder(bots.make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats, paths)
-        b = bots.make(b_spec, game, 1 - a_seat, derive_seed(seed, g, "b"))
+        a = _Recorder(_make(a_spec, game, a_seat, derive_seed(seed, g, "a")), stats, paths)
+        b = _make(b_spec, game, 1 - a_seat, derive_seed(seed, g, "b"))
         players = [a, b] if a_seat == 0 else [b, a]
         record = play(game, players, seed=derive_seed(seed, g, "chance"), limit=limit)
         wins += record.winner() == a_seat
     return [wins, n_games] + [x for row in stats for x in row]
+
+def _make(spec: str, game: Any, seat: int, seed: int) -> Any:
+    """``bots.make``, or the study's Python search for a ``study-mcts:POLICY:ITERATIONS`` spec."""
+    if spec.startswith("study-mcts:"):
+        from arena.experiments.nim_study_mcts import StudyNimMCTS
+
+        _, policy, iterations = spec.split(":")
+        return StudyNimMCTS(game, seat, seed, iterations=int(iterations), policy=policy)
+    import bots
+
+    return bots.make(spec, game, seat, seed)
+
 
 def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     k = cfg["k"]
@@ -126,7 +144,9 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     if not it:
         sep = ""
     specs = {"mcts": f"{base}{sep}{it})", "strategic": f"{base}{sep}{it},rollout=greedy)".replace("(,", "("),
-             "reuse": f"{base}{sep}{it},reuse=true)".replace("(,", "(")}
+             "reuse": f"{base}{sep}{it},reuse=true)".replace("(,", "("),
+             # the Python search of the study's strategic MCTS (iterations only: it has no clock)
+             **{f"study_{p}": f"study-mcts:{p}:{cfg['iterations']}" for p in ("own", "random", "both")}}
     chosen = [m for m in MATCHUPS if m[0] in cfg["matchups"]]
     cells = [(name, (a.format(**specs), b.format(**specs), coin, k, cfg["pile_min"], cfg["pile_max"],
                    cfg["paths"], cfg["move_time"]))
@@ -140,7 +160,7 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     tables = [summary]
     for name, a, b, coin, pub in chosen:
         c = res[name]
-        summary.add(c[0], int(c[1]), pub / STUDY_GAMES, matchup=name)
+        summary.add(c[0], int(c[1]), None if pub is None else pub / STUDY_GAMES, matchup=name)
         t = Table(f"piles-{name}", f"{name}: per-pile statistics of {a.format(**specs)}",
                   ["pile", "popularity", "confidence", "playouts", "nodes"]
                   + (["avg_path", "med_path", "max_path"] if cfg["paths"] else []), percent=False,
@@ -156,8 +176,8 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
 
 PARAMS = {
     **common_params(300),
-    "matchups": Param(str, [m[0] for m in MATCHUPS], "match-ups to play (a/b/c): "
-                      + ", ".join(m[0] for m in MATCHUPS),
+    "matchups": Param(str, DEFAULT_MATCHUPS, "match-ups to play (a/b/c; the last two are not played by "
+                      "default): " + ", ".join(m[0] for m in MATCHUPS),
                       parser=lambda s: _matchups(s)),
     "mcts": Param(str, "uct(expand=one,c=1.414)", "the base MCTS spec (the study: one child per expansion, UCB1)"),
     "iterations": Param(int, 2000, "MCTS iterations per move (the study: 10 ms, about 1,000-7,000 playouts)",

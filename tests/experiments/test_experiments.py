@@ -249,3 +249,37 @@ def test_althofer_laziness_shape() -> None:
     assert r32_5 - r1_5 > 4 * sd * math.sqrt(2)
     # The study's 6v5, n=1 cell (48.05%) lies within 4 sd of ours.
     assert abs(r1_5 - 0.4805) < 4 * sd
+
+
+# ----- the Nim study's strategic MCTS (greedy for its own moves only) --------------------------------------------
+def test_study_strategic_playouts_are_greedy_for_the_searching_player_only() -> None:
+    import games
+    from arena.experiments.nim_study_mcts import StudyNimMCTS
+
+    game = games.load("nim(n=5,k=3)")
+
+    def wins(policy: str, to_move: int) -> int:  # playouts from pile 5; the searching player is seat 0
+        bot = StudyNimMCTS(game, 0, seed=1, policy=policy)
+        return sum(bot._playout(5, to_move, 3, me=0) == 0 for _ in range(400))
+
+    # Seat 0 to move at 5 wins by taking 1: greedy for itself, it wins every playout under "own" and "both".
+    assert wins("own", 0) == wins("both", 0) == 400
+    # Seat 1 to move at 5: greedy seat 1 ("both") always wins; a random seat 1 ("own") errs 2 times in 3
+    # (only taking 1 wins) and seat 0 then takes the rest, so seat 0 wins about 77% (2/3 + 1/3 x 0.3):
+    # the study's playouts are optimistic for the searching player, not exact. Seeded.
+    assert wins("both", 1) == 0
+    assert 0.67 * 400 < wins("own", 1) < 0.87 * 400
+    assert 0 < wins("random", 0) < 400
+
+
+def test_study_strategic_search_finds_the_winning_move_and_is_opt_in() -> None:
+    import games
+    from arena.experiments.nim_mcts import DEFAULT_MATCHUPS, MATCHUPS
+    from arena.experiments.nim_study_mcts import StudyNimMCTS
+
+    state = games.load("nim(n=23,k=3)").new_initial_state()
+    assert StudyNimMCTS(state.game, 0, seed=3, iterations=2000, policy="both").step(state) == 3
+    assert "study-strategic-vs-mcts" in [m[0] for m in MATCHUPS]
+    assert "study-strategic-vs-mcts" not in DEFAULT_MATCHUPS == get("nim-mcts").configure()["matchups"]
+    with pytest.raises(ValueError, match="policy must be one of random, own, both"):
+        StudyNimMCTS(state.game, 0, seed=3, policy="greedy")
