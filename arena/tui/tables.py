@@ -266,14 +266,15 @@ def sort_value(text: str) -> tuple[int, float | str]:
 
 
 class GamesTable(LiveTable):
-    COLUMNS = (("id", "id"), ("game", "game"), ("players", "players"), ("result", "winner"), ("reason", "end"),
-               ("moves", "moves"), ("time", "time"))
+    # the numbers first: at 80 columns long names pushed moves and time off the screen
+    COLUMNS = (("id", "id"), ("moves", "moves"), ("time", "time"), ("game", "game"), ("reason", "end"),
+               ("result", "winner"), ("players", "players"))
     DESCENDING = True  # newest first
 
     NAME = "games"
     SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
-        "newest first": (0, True), "oldest first": (0, False), "moves": (5, True), "time": (6, True),
-        "game": (1, False)}
+        "newest first": (0, True), "oldest first": (0, False), "moves": (1, True), "time": (2, True),
+        "game": (3, False)}
 
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
@@ -281,9 +282,8 @@ class GamesTable(LiveTable):
 
     @staticmethod
     def cells(g: GameRow) -> list[Cell]:
-        return [right(str(g.id)), Cell(g.game), Cell(" v ".join(g.players)), Cell(g.winner),
-                Cell(g.reason, "" if g.reason == "normal" else "bold red"), right(str(g.moves)),
-                right(seconds(g.duration))]
+        return [right(str(g.id)), right(str(g.moves)), right(seconds(g.duration)), Cell(g.game),
+                Cell(g.reason, "" if g.reason == "normal" else "bold red"), Cell(g.winner), Cell(" v ".join(g.players))]
 
 
 def win_rate(wins: int, draws: int, losses: int) -> Cell:

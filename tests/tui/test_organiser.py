@@ -355,3 +355,17 @@ async def test_the_help_scrolls_to_its_last_line_at_80x24(store_file: Path) -> N
         await pilot.press("end")
         await pilot.pause(0.2)
         assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y
+
+
+async def test_the_games_tab_keeps_its_numbers_in_sight_at_80_columns(tmp_path: Path) -> None:
+    big_league(tmp_path / "big.sqlite", n=12)
+    app = ArenaApp(tmp_path / "big.sqlite", poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3")
+        games = app.query_one(GamesTable)
+        await pilot.pause(0.2)
+        header, first = line(games, 0), line(games, 1)
+        newest = app.snapshot.games[0]
+        assert "moves" in header and "time" in header
+        assert first.split()[:2] == [str(newest.id), str(newest.moves)] and first.split()[2].endswith("s")
