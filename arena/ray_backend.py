@@ -28,7 +28,7 @@ import socket
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +220,9 @@ class RayBackend:
             self.close()
             raise
         self.concurrency = concurrency or max(self.cpus, 1)
+        # Tasks queued beyond the CPUs start the moment a game ends (no round trip to the driver in between); only
+        # when the cluster cannot run more than `concurrency` games at once anyway.
+        self.queued = self.concurrency if self.concurrency >= self.cpus else 0
         self.retries, self.batch, self.start_slack = retries, max(batch, 1), start_slack
         self.remote = self.ray.remote(num_cpus=1, max_retries=0)(_play_remote)
         self.lost: list[str] = []
@@ -231,7 +234,7 @@ class RayBackend:
         retry: list[tuple[list[Task], int]] = []
         exhausted = False
         while True:
-            while len(running) < self.concurrency and (retry or not exhausted):
+            while len(running) < self.concurrency + self.queued and (retry or not exhausted):
                 if retry:
                     games, attempt = retry.pop(0)
                 else:
@@ -289,7 +292,8 @@ class RayBackend:
         return self.remote.remote(identity(), bare, digests, *(self.refs[d] for d in digests))
 
     def _bound(self, games: list[Task]) -> float:
-        return self.start_slack + sum(game_bound(t) for t in games)
+        """A batch's time bound from its submission: its games', twice when it may wait behind a running batch."""
+        return self.start_slack + (2 if self.queued else 1) * sum(game_bound(t) for t in games)
 
     def _deadline(self, games: list[Task]) -> float | None:
         bound = self._bound(games)
@@ -338,6 +342,6 @@ def _play_remote(driver: tuple[str, str], games: list[Task], digests: list[str],
     if problem:
         return problem
     snapshots = {d: unpack(blob, d) for d, blob in zip(digests, blobs)}  # SnapshotError on a digest mismatch
-    with scoped_root():
+    with scoped_root() if snapshots else nullcontext():  # (a root costs ~3 ms, its rmdir most: only for file bots)
         return [encode_result(play_task(dataclasses.replace(t, files={d: snapshots[d] for d in t.files})))
                 for t in games]

@@ -231,8 +231,9 @@ from arena.limits import Limits
 from arena.ray_backend import RayBackend
 from arena.runner import run_tasks
 from arena.task import Task, TaskFailure
-limits = Limits(move_time=0.2, first_move_time=3.0).to_dict()
-tasks = [Task(f"k{i}", "nim", 0, (1, 2), ("random", "random"), ("a", "b"), i, limits, "lose") for i in range(6)]
+limits = Limits(move_time=0.2, first_move_time=3.0).to_dict()  # tictactoe: a bound of 5 + 2 x (2 x 3 + 2 x 9 x 0.2) s
+tasks = [Task(f"k{i:02}", "tictactoe", 0, (1, 2), ("random", "random"), ("a", "b"), i, limits, "lose")
+         for i in range(12)]
 backend = RayBackend(address=sys.argv[1], start_slack=5.0)
 done = run_tasks(tasks, backend)
 print(json.dumps({"keys": sorted(t.key for t, r in done if not isinstance(r, TaskFailure)), "lost": backend.lost}))
@@ -256,7 +257,7 @@ def test_a_hung_game_is_stopped_by_its_time_bound_and_played_again(cluster, tmp_
             pass
     assert run.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])
-    assert result["keys"] == [f"k{i}" for i in range(6)]
+    assert result["keys"] == [f"k{i:02}" for i in range(12)]
     assert len(result["lost"]) == 1 and result["lost"][0].startswith("no result after"), result["lost"]
 
 
