@@ -31,3 +31,17 @@ def test_tui_help_and_bad_option() -> None:
                          timeout=60, check=False)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "--poll" in bad.stderr
+
+
+def test_tui_takes_the_league_file_and_finds_its_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_run(self: ArenaApp, *args: Any, **kwargs: Any) -> None:
+        seen.update(db=self.db_path, league=self.league)
+
+    monkeypatch.setattr(ArenaApp, "run", fake_run)
+    config = tmp_path / "course.toml"
+    config.write_text('name = "course"\ngames = ["nim"]\ndatabase = "results/course.sqlite"\n'
+                      '[[bots]]\nspec = "random"\n[[bots]]\nspec = "greedy"\n')
+    main(["tui", "--league", str(config)])
+    assert seen == {"db": tmp_path / "results" / "course.sqlite", "league": "course"}
