@@ -179,6 +179,7 @@ def agent_bot(agent: str, entry_file: str) -> type:
             np.random.seed(seed % 2**32)
             if root not in sys.path:
                 sys.path.insert(0, root)
+            os.chdir(root)  # the course ran world.py from the checkout's root: agents open files relative to it
             _supply_course_modules(root)
             self.seat = seat
             self.agent = _find_agent(root, agent)()
