@@ -143,7 +143,7 @@ cdef class MCSearch:
                 self.last_check = t
         return self.aborted
 
-    cdef int decide(self, int depth, CoreState s, long rounds) noexcept:
+    cdef int decide(self, int depth, CoreState s, long rounds) except -2:  # (playouts may fail)
         """MC's choice at ``s`` (a player to move): ``rounds`` playouts per candidate (0: until the
         deadline), each random at the last depth and nested above it. Returns -1 when the deadline hit
         a nested decision (depth > 0); the root always returns its best action so far."""
@@ -223,7 +223,7 @@ cdef class MCSearch:
                 rates[i] = wins[i] / visits[i] if visits[i] > 0 else -1.0
         return acts[argmax_tie(rates, count, self.tie_break, &self.rng)]
 
-    cdef bint nested_playout(self, int depth, CoreState play) noexcept:
+    cdef int nested_playout(self, int depth, CoreState play) except -1:
         """Plays ``play`` (= pool[depth]) to the end with MC decisions one level down and chance sampled.
         Returns True when it reached a terminal state."""
         cdef int p, a

@@ -17,7 +17,7 @@ cdef enum:
 
 
 cdef int mc_decide(CoreState s, CoreState play, int* acts, double* rates, long n, int tie_break,
-                   Rng* rng) noexcept:
+                   Rng* rng) except -2:  # (playouts may fail)
     """MC(n) at ``s``: n random playouts per candidate (a candidate that ends the game is scored exactly),
     the best win rate wins, ties by ``tie_break``. n <= 0: a uniformly random legal action."""
     cdef int p = s.c_current_player()

@@ -56,18 +56,18 @@ cdef class Search:
     cdef readonly bint pool_full
     cdef readonly dict last_scores     # determinized: summed win rate per root action of the last move
 
-    cdef int _alloc(self, int n, bint force) noexcept
-    cdef bint _expand(self, int idx, CoreState st) noexcept
+    cdef int _alloc(self, int n, bint force) except -2
+    cdef int _expand(self, int idx, CoreState st) except -1
     cdef int _select(self, int idx, int depth) noexcept
     cdef int _find_child(self, int idx, int action) noexcept
-    cdef bint _push(self, int* plen, int idx) noexcept
+    cdef int _push(self, int* plen, int idx) except -1
     cdef void _determinize(self, CoreState root, int i) noexcept
     cdef int _fixed_outcome(self, CoreState s, int j) noexcept
     cdef int _resolve_chance(self, CoreState s, int j) noexcept
-    cdef void _rollout(self, CoreState s, int j) noexcept
-    cdef void _simulate(self, CoreState s, int j, int n, bint consume, double* acc) noexcept
+    cdef void _rollout(self, CoreState s, int j) except *
+    cdef void _simulate(self, CoreState s, int j, int n, bint consume, double* acc) except *
     cdef void _backprop(self, int plen, int n, double* acc) noexcept
-    cdef void _iterate(self, CoreState root) noexcept
+    cdef void _iterate(self, CoreState root) except *
     cdef void _prepare(self, CoreState root)
-    cdef long long _run(self, CoreState root, long long iterations) noexcept
+    cdef long long _run(self, CoreState root, long long iterations) except -1
     cdef int _best_child(self) noexcept

@@ -89,9 +89,9 @@ cdef class Search:
         free(self.seq)
 
     # ----- the pool ----------------------------------------------------------------------------------
-    cdef int _alloc(self, int n, bint force) noexcept:
+    cdef int _alloc(self, int n, bint force) except -2:
         """Reserves a block of n nodes; -1 when max_nodes would be exceeded (unless force: the root's
-        children must exist, or there is no move to choose) or memory is out."""
+        children must exist, or there is no move to choose). Out of memory: MemoryError (the bot's failure)."""
         cdef int start = self.size, cap
         cdef Node* grown
         if <long long>self.size + n > self.max_nodes and not force:
@@ -105,14 +105,13 @@ cdef class Search:
                 cap = self.max_nodes
             grown = <Node*>realloc(self.nodes, cap * sizeof(Node))
             if grown == NULL:
-                self.pool_full = True
-                return -1
+                raise MemoryError()
             self.nodes = grown
             self.capacity = cap
         self.size += n
         return start
 
-    cdef bint _expand(self, int idx, CoreState st) noexcept:
+    cdef int _expand(self, int idx, CoreState st) except -1:
         """Allocates the child block of node idx (whose state is st); False if the pool is full.
 
         Decision children are shuffled so that ties and expand=one's order carry no move-order bias.
@@ -180,12 +179,12 @@ cdef class Search:
                 return nd.first_child + i
         return -1
 
-    cdef bint _push(self, int* plen, int idx) noexcept:
+    cdef int _push(self, int* plen, int idx) except -1:
         cdef int* grown
         if plen[0] == self.path_cap:
             grown = <int*>realloc(self.path, 2 * self.path_cap * sizeof(int))
             if grown == NULL:
-                return False
+                raise MemoryError()
             self.path = grown
             self.path_cap *= 2
         self.path[plen[0]] = idx
@@ -217,7 +216,7 @@ cdef class Search:
         return j
 
     # ----- simulation and backpropagation -------------------------------------------------------------
-    cdef void _rollout(self, CoreState s, int j) noexcept:
+    cdef void _rollout(self, CoreState s, int j) except *:
         """Plays s to the end: the game's compiled random playout, or the greedy/fixed-chance loop."""
         cdef int p, a, n
         if not self.greedy and not self.fixed_chance:
@@ -240,7 +239,7 @@ cdef class Search:
                     a = self.rbuf[rng_below(&self.rng, n)]
             s.c_apply(a)
 
-    cdef void _simulate(self, CoreState s, int j, int n, bint consume, double* acc) noexcept:
+    cdef void _simulate(self, CoreState s, int j, int n, bint consume, double* acc) except *:
         """n playouts from s, their win vectors summed into acc. With consume, a single playout may use s."""
         cdef double ret[MAX_PLAYERS]
         cdef int k
@@ -266,7 +265,7 @@ cdef class Search:
                 nd.wins += acc[nd.mover]
 
     # ----- one iteration: selection, expansion, simulation, backpropagation ---------------------------
-    cdef void _iterate(self, CoreState root) noexcept:
+    cdef void _iterate(self, CoreState root) except *:
         cdef CoreState leaf = self.leaf
         cdef double acc[MAX_PLAYERS]
         cdef double ret[MAX_PLAYERS]
@@ -363,7 +362,7 @@ cdef class Search:
             self.nodes[0].action = -1
             self.nodes[0].mover = -1
 
-    cdef long long _run(self, CoreState root, long long iterations) noexcept:
+    cdef long long _run(self, CoreState root, long long iterations) except -1:
         """Iterations until the budget (iterations <= 0: none) or the deadline; at least one."""
         # Work = playouts + iterations: iterations that end on a terminal node play no playout (a solved
         # endgame can consist of nothing else), and they must still reach the clock.
@@ -534,8 +533,7 @@ cdef class Search:
             return True
         fresh = <Node*>malloc(self.capacity * sizeof(Node))
         if fresh == NULL:
-            self.reset()
-            return False
+            raise MemoryError()
         # Breadth-first copy: each copied node's first_child still points into the old pool until the
         # scan reaches it and copies its block behind the nodes copied so far.
         fresh[0] = self.nodes[idx]

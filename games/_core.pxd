@@ -35,7 +35,8 @@ cdef class CoreState:
     # Overwrites self with other (same game, same class): the cheap per-simulation reset of a search.
     cdef void c_copy_from(self, CoreState other) noexcept
     # Plays uniformly random moves (and samples chance) to the end; returns the number of actions applied.
-    cdef int c_playout(self, Rng* rng) noexcept
+    # May fail (except -1): the generic version allocates a buffer (a MemoryError propagates to the caller).
+    cdef int c_playout(self, Rng* rng) except -1
     # A game-specific playout policy's move for the player to move, or -1 for "no preference"
     # (used by rollout=greedy; the default has no preference).
     cdef int c_heuristic_action(self, Rng* rng) noexcept
@@ -50,4 +51,4 @@ cdef class CoreState:
         return self.c_current_player() == TERMINAL
     cdef inline bint c_is_chance(self) noexcept:
         return self.c_current_player() == CHANCE
-    cdef int c_random_action(self, Rng* rng) noexcept
+    cdef int c_random_action(self, Rng* rng) except -1  # (allocates: may raise MemoryError)

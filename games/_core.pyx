@@ -63,17 +63,21 @@ cdef class CoreState:
     cdef void c_copy_from(self, CoreState other) noexcept:
         pass
 
-    cdef int c_random_action(self, Rng* rng) noexcept:
+    cdef int c_random_action(self, Rng* rng) except -1:
         cdef int* buf = <int*>malloc(self.n_actions * sizeof(int))
+        if buf == NULL:
+            raise MemoryError()
         cdef int n = self.c_legal_actions(buf)
         cdef int a = buf[rng_below(rng, n)]
         free(buf)
         return a
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:
         # Generic loop; games override it with a tight one.
         cdef int* buf = <int*>malloc(self.n_actions * sizeof(int))
         cdef int n, p, moves = 0
+        if buf == NULL:
+            raise MemoryError()
         while True:
             p = self.c_current_player()
             if p == TERMINAL:
@@ -114,6 +118,8 @@ cdef class CoreState:
         """The legal actions in ascending order; the chance outcomes at a chance node; [] when over."""
         cdef int* buf = <int*>malloc(self.n_actions * sizeof(int))
         cdef int n, i
+        if buf == NULL:
+            raise MemoryError()
         try:
             if player is not None and player != self.c_current_player():
                 return []

@@ -386,7 +386,7 @@ cdef class ColosseumState(CoreState):
         self.score[1] = o.score[1]
         self.region = o.region
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:  # (the interface may fail; this one cannot)
         # Bitboards: the open sides as 4 planes (kept in step with walls[]), the reachable set by K
         # whole-board expansions, and a uniform pick among the (cell, free side) pairs by popcount.
         cdef uint64_t op[4 * PW]

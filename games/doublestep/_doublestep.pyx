@@ -63,7 +63,7 @@ cdef class DoubleStepState(CoreState):
         self.player = o.player
         self.winner = o.winner
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:  # (the interface may fail; this one cannot)
         # Runs on locals; one random bit per move decides the step (64 moves per RNG draw).
         cdef int moves = 0, p = self.player, step, left, nbits = 0
         cdef uint64_t bits = 0

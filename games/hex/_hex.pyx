@@ -273,7 +273,7 @@ cdef class HexState(CoreState):
         self.winner = self.fill_winner(cells)
         return moves + e
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:  # (the interface may fail; this one cannot)
         return self.c_playout_fill(rng)
 
     # ----- Python hooks ------------------------------------------------------------------------

@@ -91,7 +91,7 @@ cdef class NimState(CoreState):
         self.last_mover = o.last_mover
         self.winner = o.winner
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:  # (the interface may fail; this one cannot)
         # Plain Nim runs on locals (no coin): the tight loop the benchmark measures.
         cdef int moves = 0, n, pile = self.pile, k = self.k, player = self.player
         if self.winner >= 0:

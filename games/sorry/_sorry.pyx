@@ -437,7 +437,7 @@ cdef class SorryState(CoreState):
     cdef void c_copy_from(self, CoreState other) noexcept:
         self.s = (<SorryState>other).s
 
-    cdef int c_playout(self, Rng* rng) noexcept:
+    cdef int c_playout(self, Rng* rng) except -1:  # (the interface may fail; this one cannot)
         cdef int buf[N_ACTIONS]
         cdef int moves = 0, n
         cdef Core* s = &self.s
@@ -553,6 +553,8 @@ cdef class SorryState(CoreState):
         cdef Rng rng
         cdef int i, m
         cdef int* out = <int*>malloc(max(n, 1) * sizeof(int))
+        if out == NULL:
+            raise MemoryError()
         rng_seed(&rng, <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF))
         try:
             m = self.c_chance_sequence(&rng, out, n)
