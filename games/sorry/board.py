@@ -1,4 +1,5 @@
-"""Sorry!'s board for the TUI: the ring, safety zones, START and HOME, drawn on the geometry of :mod:`games.sorry.render` (one layout for the text board and this one)."""
+"""Sorry!'s board for the TUI: the ring, safety zones, START and HOME, drawn on the geometry of
+:mod:`games.sorry.render` (one layout for the text board and this one)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -12,7 +13,6 @@ from games.sorry.render import HOME_CELLS, SAFETY_CELLS, START_CELLS, ring_cell
 
 SORRY_START, SORRY_HOME, SORRY_SAFETY = START, HOME, SAFETY0
 SLIDES = [(15 * s + 1, 15 * s + 4, s) for s in range(4)] + [(15 * s + 9, 15 * s + 13, s) for s in range(4)]
-_track_cell = ring_cell
 
 
 def sorry_colours(obs: Observation) -> list[int]:
@@ -43,9 +43,9 @@ def render_sorry(obs: Observation, names: Names = None) -> Text:
     grid: dict[tuple[int, int], tuple[str, str]] = {}
     for tri, end, colour in SLIDES:  # slides first: pawns drawn later cover them
         for sq in range(tri, end + 1):
-            grid[_track_cell(sq)] = ("▶ " if sq == tri else "──" if sq < end else "─●", f"{SEAT_STYLES[colour]} dim")
+            grid[ring_cell(sq)] = ("▶ " if sq == tri else "──" if sq < end else "─●", f"{SEAT_STYLES[colour]} dim")
     for sq in range(60):
-        grid.setdefault(_track_cell(sq), ("· ", DIM))
+        grid.setdefault(ring_cell(sq), ("· ", DIM))
     for colour in range(4):
         style = f"{SEAT_STYLES[colour]} dim"
         for cell in _LAYOUT["safety"][colour]:
@@ -63,7 +63,7 @@ def render_sorry(obs: Observation, names: Names = None) -> Text:
         grid[_LAYOUT["home"][colour]] = (f"H{at_home}", style if at_home else f"{style} dim")
         for index, p in enumerate(seat_pawns):
             if 0 <= p < 60:
-                grid[_track_cell(p)] = (f"{letter}{index + 1}", f"{style} reverse")
+                grid[ring_cell(p)] = (f"{letter}{index + 1}", f"{style} reverse")
             elif SORRY_SAFETY <= p < SORRY_HOME:
                 grid[_LAYOUT["safety"][colour][p - SORRY_SAFETY]] = (f"{letter}{index + 1}", f"{style} reverse")
     out = Text()
