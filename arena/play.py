@@ -12,8 +12,10 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
+import games as games_pkg
 from arena.chance import chance_rng, key_id, substitute_rng
 from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
+from arena.openings import apply_opening
 from arena.outcome import Termination, decide
 from arena.records import Failure, GameRecord
 from bots.base import Limit
@@ -60,8 +62,6 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         opening: moves played before the first decision (:mod:`arena.openings`; while legal and not ending the game),
             told to every bot and recorded as ``info["opening"]``.
     """
-    import games as games_pkg
-
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, not {on_failure!r}")
     game = games_pkg.load(game) if isinstance(game, str) else game
@@ -86,7 +86,6 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
                 bot.inform(action)
 
     if opening:
-        from arena.openings import apply_opening
         record.info["opening"] = apply_opening(state, opening)
         for action in record.info["opening"]:
             tell_others(-1, action)  # nobody chose it: every bot is told, as of a chance outcome

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import bots as bots_pkg
+import games as games_pkg
 from arena.chance import bot_seed, new_key
 from arena.errors import ConfigError
 from arena.limits import Limits
@@ -20,6 +22,8 @@ from arena.play import play
 from arena.records import GameRecord
 from arena.snapshot import MB, Snapshot, materialize, take
 from bots.base import Limit
+from bots.registry import bot_class, parse_bot_spec
+from games.errors import GameSpecError
 
 ON_FAILURE = ("lose", "random_move")
 
@@ -32,7 +36,6 @@ def is_bot_file(bot: str | Snapshot) -> bool:
 
 
 def _builtin(bot: str) -> bool:
-    from bots.registry import bot_class, parse_bot_spec
     try:
         bot_class(parse_bot_spec(bot)[0])
     except Exception:  # noqa: BLE001 - any failure: not a built-in
@@ -62,8 +65,6 @@ def describe_bot(bot: str | Snapshot, game: Any = None, max_bytes: int = MB) -> 
         snap = bot if isinstance(bot, Snapshot) else take(bot, max_bytes=max_bytes)
         return {"kind": "file", "path": materialize(snap)}
     assert isinstance(bot, str)
-    from bots.registry import bot_class, parse_bot_spec
-    from games.errors import GameSpecError
     name, params = parse_bot_spec(bot)
     supports = getattr(bot_class(name)[0], "supports", None)
     problem = supports(game, params) if game is not None and supports is not None else None
@@ -80,7 +81,7 @@ def check_untrusted_allowed(bots: Sequence[str | Snapshot], limits: Limits) -> N
     """
     if limits.trusted or limits.debug or not any(is_bot_file(b) for b in bots):
         return
-    from arena.sandbox import SandboxUnavailableError, check
+    from arena.sandbox import SandboxUnavailableError, check  # start-up: the sandbox loads only to play
     missing = check.missing_mandatory()
     if missing:
         raise SandboxUnavailableError(
@@ -115,8 +116,6 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         ConfigError, GameSpecError: bad game, bot, option (before any process starts).
         SandboxUnavailableError: an untrusted bot file on a machine without the mandatory layers.
     """
-    import games as games_pkg
-
     if on_failure not in ON_FAILURE:
         raise ConfigError(f"on_failure must be one of {', '.join(ON_FAILURE)}, not {on_failure!r}")
     game = games_pkg.load(game) if isinstance(game, str) else game
@@ -139,7 +138,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
                            opening)
     check_untrusted_allowed(bots, limits)
 
-    from arena.sandbox import check
+    from arena.sandbox import check  # start-up: the sandbox stack loads only when a sandboxed game is played
     from arena.sandbox.proxy import BotProcess
     from arena.sandbox.runner import Sandbox
 
@@ -217,7 +216,6 @@ def _play_debug(game: Any, descriptions: list[dict[str, Any]], seed: int, limits
                 names: list[str], observer: Callable | None, max_moves: int | None, chance_key: bytes,
                 opening: Sequence[int] = ()) -> GameRecord:
     """TRUSTED DEBUG MODE: bots run inside this process, no sandbox, no time limits (use a debugger freely)."""
-    import bots as bots_pkg
     objs = []
     for seat, desc in enumerate(descriptions):
         s = bot_seed(seed, seat, chance_key)

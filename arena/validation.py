@@ -9,6 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import games as games_pkg
+from arena.limits import Limits
+from arena.records import headline
+from arena.task import Task, TaskFailure, play_task
+
 
 def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, Any]
                      ) -> Iterator[tuple[str, int, Any]]:
@@ -20,9 +25,6 @@ def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapp
         files: what the task carries for ``bot`` (digest -> snapshot).
         config: the league's stored config (games, seed, limits).
     """
-    import games as games_pkg
-    from arena.limits import Limits
-    from arena.task import Task
     limits = Limits.from_dict(config.get("limits", {})).to_dict()
     for i, spec in enumerate(config.get("games", [])):
         k = games_pkg.load(spec).num_players()
@@ -40,8 +42,6 @@ def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str,
     Returns:
         None when the bot passed every game from every seat, else the reason it was refused.
     """
-    from arena.records import headline
-    from arena.task import TaskFailure, play_task
     for spec, seat, task in validation_games(bot, name, files, config):
         record = play_task(task)
         if isinstance(record, TaskFailure):

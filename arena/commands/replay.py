@@ -2,11 +2,17 @@
 ``arena replay --match FILE``: verifies the games of an ``arena match --json`` output."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
 
+import games as games_pkg
+from arena.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.errors import ArenaError, ConfigError
+from arena.outcome import decide
+from arena.play import sample_chance, substitute_move
+from arena.records import headline
 from arena.text import shown
 from leaderboards.store import DEFAULT_DB, Store, StoredGame
 
@@ -59,8 +65,6 @@ def list_games(db: str, league_name: str | None, last: int) -> None:
 
 
 def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
-    import games as games_pkg
-    from arena.records import headline
     game = games_pkg.load(g.game)
     # names, the league's and the failures' texts come from bots and users' files: shown literally
     click.echo(f"game {g.id} of league {shown(league)}: {shown(g.game)}, seed {g.seed}, round {g.round}")
@@ -104,9 +108,7 @@ def verify_match(path: str) -> None:
         ConfigError: the file cannot be read or is not such an output.
         Divergence: the first game that does not re-simulate.
     """
-    import json
 
-    from arena.chance import parse_key
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -137,10 +139,6 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
             the key; when the stored returns are not the returns of the re-simulated game; or when ``chance_key``
             is not the key the game was drawn with.
     """
-    import games as games_pkg
-    from arena.chance import chance_rng, key_id, substitute_rng
-    from arena.outcome import decide
-    from arena.play import sample_chance, substitute_move
     game = games_pkg.load(g.game)
     state = game.new_initial_state()
     decision = 0
