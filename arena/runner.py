@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena import workers
+from arena.comp424 import DEFAULT_AGENT, take_agent
+from arena.duplicates import twins, warning
 from arena.errors import ConfigError, MachineOverloadedError
 from arena.league import LeagueConfig
 from arena.limits import Limits
@@ -76,7 +78,6 @@ def take_snapshots(config: LeagueConfig) -> dict[str, Snapshot]:
     Raises:
         ConfigError: a bot over ``limits.max_bot_mb``, without its entry file, or with a symlink inside.
     """
-    from arena.comp424 import DEFAULT_AGENT, take_agent
     setting = "max_bot_mb in the league's [limits]"
     return {entry.name: take_agent(entry.file, entry.agent or DEFAULT_AGENT, int(config.limits.max_bot_mb * MB),
                                    setting=setting) if entry.format == "comp424" else
@@ -173,7 +174,7 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     path = Path(db) if db is not None else (config.database or Path(DEFAULT_DB))
     connection: Any = nullcontext()
     if backend == "ray":  # connected and every node checked before anything is written (docs/ray.md)
-        from arena.ray_backend import ray_connection
+        from arena.ray_backend import ray_connection  # optional: Ray is an extra, imported only for its backend
         connection = ray_connection(address)
     started = time.perf_counter()
     snapshots = take_snapshots(config)  # every file bot is copied (and its size checked) before anything is written
@@ -211,7 +212,6 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     summary.probation = [b.label for b in bots.values() if b.status == "probation"]
     store.rate_pending(league.id, before=todo[0].key if todo else None)
     if on_start is not None:  # the progress shows done/total from the start, not after the first game
-        from arena.duplicates import twins, warning
         everyone = list(bots.values())
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
         on_start(summary)
@@ -321,7 +321,7 @@ class _Writer:
 
 def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:
     if name == "ray":  # (run_league connected already; concurrency 0: the cluster's CPUs)
-        from arena.ray_backend import RayBackend
+        from arena.ray_backend import RayBackend  # optional
         return RayBackend(concurrency=concurrency or None, address=address)
     return LocalBackend(concurrency)
 
