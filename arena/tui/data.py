@@ -29,6 +29,8 @@ RECENT_GAMES = 200
 """Rows in the games list."""
 DETAIL_GAMES = 500
 """Newest games a bot's move-time distribution is taken from."""
+ELO_MAX_GAMES = 20_000
+"""Leagues up to this many games get the batch Elo on the bot detail (fitted when the screen opens)."""
 
 
 class Unavailable(Exception):
@@ -136,6 +138,9 @@ class BotDetail:
     version: int = 1
     versions: list[tuple[str, str, int]] = field(default_factory=list)
     """Every version of the bot's name, oldest first: (label, status, rated games in all games)."""
+    elo: dict[str, Any] | None = None
+    """The batch Elo with its 95% interval, rank range and tied group (:func:`leaderboards.elo.annotate`), or None
+    (no games, or a league too big to fit while the screen opens)."""
 
 
 @dataclass
@@ -482,7 +487,25 @@ class StoreReader:
                          None if bot.filename is None else shown(bot.filename), shown(source_head, lines=True),
                          bot.status, shown(bot.status_reason), bot.trusted, limits,
                          None if bot.games is None else [shown(g) for g in bot.games], row, len(times), pct, hist, (lo, hi),
-                         len(played), failures, bot.version, self._versions(store, bot))
+                         len(played), failures, bot.version, self._versions(store, bot),
+                         self._elo(store, bot, scope))
+
+    @staticmethod
+    def _elo(store: Store, bot: Bot, scope: str) -> dict[str, Any] | None:
+        """This version's batch Elo among the league's current bots (as `arena leaderboard` shows it)."""
+        from leaderboards.elo import annotate
+        if queries.count_games(store, bot.league_id, scope) > ELO_MAX_GAMES:
+            return None
+        rows = [{"bot_id": b.id} for b in store.bots(bot.league_id, include_retired=False)]
+        if bot.id not in {r["bot_id"] for r in rows}:
+            rows.append({"bot_id": bot.id})
+        games = store.outcomes(bot.league_id, scope)
+        if not any(bot.id in seats for _, seats, _ in games):
+            return None
+        try:
+            return next(r for r in annotate(rows, games) if r["bot_id"] == bot.id)
+        except (ValueError, ArithmeticError, KeyError, StopIteration):  # a fit that does not converge: no line
+            return None
 
     @staticmethod
     def _versions(store: Store, bot: Bot) -> list[tuple[str, str, int]]:

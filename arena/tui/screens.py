@@ -233,6 +233,12 @@ class BotDetailScreen(Screen[None]):
             out.append("rating   ", style="bold")
             out.append(f"this version: μ {r.mu:.2f}  σ {r.sigma:.2f}  μ-3σ {r.exposed:.2f}  {r.games} games  "
                        f"W/D/L {r.wins}/{r.draws}/{r.losses}\n")
+            if d.elo is not None:  # the uncertainty said as an interval, a rank range and a tied group
+                e = d.elo
+                out.append("elo      ", style="bold")
+                out.append(f"{e['elo']:+.0f} [{e['elo_low']:+.0f}, {e['elo_high']:+.0f}] (95%), rank "
+                           f"{e['rank_low']}" + ("" if e["rank_low"] == e["rank_high"] else f"-{e['rank_high']}")
+                           + f", tied group g{e['group']}\n")
             if r.trend:
                 out.append("trend    ", style="bold")
                 out.append(sparkline(r.trend, 40), style="cyan")

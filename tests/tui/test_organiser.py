@@ -369,3 +369,14 @@ async def test_the_games_tab_keeps_its_numbers_in_sight_at_80_columns(tmp_path: 
         newest = app.snapshot.games[0]
         assert "moves" in header and "time" in header
         assert first.split()[:2] == [str(newest.id), str(newest.moves)] and first.split()[2].endswith("s")
+
+
+async def test_the_bot_detail_shows_the_rating_s_uncertainty(store_file: Path) -> None:
+    from arena.tui.screens import BotDetailScreen
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("enter")  # uct
+        await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
+        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "σ 3.54" in text and "(95%), rank 1" in text and "tied group g" in text, text
