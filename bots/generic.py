@@ -20,6 +20,7 @@ from bots.base import BaseBot, Limit, think_time
 from bots.flat_mc import FlatMCBot
 from bots import uct as uct_module
 from bots.uct import FALLBACK_ITERATIONS, UCTBot, move_seed, parse_c
+from games.python_state import random_move
 from games.spec import Param
 
 
@@ -31,13 +32,20 @@ def _scale(game: Any) -> tuple[float, float]:
 def _playout(state: Any, rng: random.Random) -> list[float]:
     """Uniformly random moves (chance by its probabilities) to the end of a clone; the returns."""
     while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-        else:
-            action = rng.choice(state.legal_actions())
-        state.apply_action(action)
+        state.apply_action(random_move(state, rng))
     return state.returns()
+
+
+class _GenericBot(BaseBot):
+    """What both generic searches do at the start of a move."""
+
+    _moves = 0
+
+    def _start_move(self, state: Any) -> tuple[random.Random, list[int]]:
+        """This move's generator (the bot's seed and its move counter) and the legal actions."""
+        rng = random.Random(move_seed(self.seed, self._moves))
+        self._moves += 1
+        return rng, state.legal_actions()
 
 
 def _deadline(limit: Limit, margin: float, share: float) -> float | None:
@@ -47,7 +55,7 @@ def _deadline(limit: Limit, margin: float, share: float) -> float | None:
     return time.perf_counter() + max(0.0, budget - min(margin, budget * share))
 
 
-class GenericMCBot(BaseBot):
+class GenericMCBot(_GenericBot):
     """MC(n) over the State API: ``n`` random playouts per candidate, round-robin, the best mean return wins."""
 
     name: ClassVar[str] = "mc"
@@ -57,13 +65,10 @@ class GenericMCBot(BaseBot):
                  margin: float = 0.1) -> None:
         super().__init__(game, seat, seed)
         self.n, self.tie_break, self.margin = n, tie_break, margin
-        self._moves = 0
         self._lo, self._span = _scale(game)
 
     def step(self, state: Any, limit: Limit) -> int:
-        rng = random.Random(move_seed(self.seed, self._moves))
-        self._moves += 1
-        legal = state.legal_actions()
+        rng, legal = self._start_move(state)
         if len(legal) == 1:
             return legal[0]
         mover = state.current_player()
@@ -102,7 +107,7 @@ class _Node:
         self.totals = [0.0] * n_players
 
 
-class GenericUCTBot(BaseBot):
+class GenericUCTBot(_GenericBot):
     """UCT over the State API: UCB1 per seat's own scaled return, chance outcomes sampled on the way down."""
 
     name: ClassVar[str] = "uct"
@@ -127,7 +132,6 @@ class GenericUCTBot(BaseBot):
         self.sims = sims_per_leaf if sims_per_leaf is not None else uct_module.SIMS_PER_LEAF[expand]
         self.n_players = game.num_players()
         self._lo, self._span = _scale(game)
-        self._moves = 0
         self._root: _Node | None = None
         self._root_history: list[int] = []
         self._nodes = 0
@@ -205,9 +209,7 @@ class GenericUCTBot(BaseBot):
                 n.totals = [t + v for t, v in zip(n.totals, value)]
 
     def step(self, state: Any, limit: Limit) -> int:
-        rng = random.Random(move_seed(self.seed, self._moves))
-        self._moves += 1
-        legal = state.legal_actions()
+        rng, legal = self._start_move(state)
         if len(legal) == 1:
             return legal[0]
         root = self._root_for(state)

@@ -19,6 +19,15 @@ from games.base import CHANCE, TERMINAL
 from games.errors import IllegalActionError, InvalidActionError
 
 
+def random_move(state: Any, rng: random.Random) -> int:
+    """A uniformly random legal action of any state with the State API, or at a chance node an outcome drawn
+    by its probability."""
+    if state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        return rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+    return rng.choice(state.legal_actions())
+
+
 def _rebuild(game: Any, history: list[int]) -> Any:
     state = game.new_initial_state()  # (the game unpickles itself: no games.registry here, which imports this)
     state.apply_actions(history)
@@ -170,12 +179,7 @@ class PythonState:
         rng = random.Random(seed)
         n = 0
         while not self.is_terminal():
-            if self.is_chance_node():
-                outcomes = self._chance_outcomes()
-                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                action = rng.choice(self._legal_actions())
-            self._apply(action)
+            self._apply(random_move(self, rng))
             n += 1
         return n
 
