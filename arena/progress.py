@@ -158,7 +158,11 @@ class Reporter:
             print(Text.from_markup(message).plain, file=self.stream, flush=True)
 
     def stop(self) -> None:
+        """Ends the display; off a terminal a last line says where the run ended (a log's reader sees it)."""
         self._stop.set()
+        if self._ticker is not None and not self.quiet:
+            with self._lock:
+                self._emit()
         if self.sidecar is not None and self._last_write > float("-inf"):  # ours, and the run is over
             try:
                 self.sidecar.unlink()
