@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.outcome import winners
 from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
 from leaderboards import queries
@@ -162,8 +163,7 @@ def result_text(returns: list[float], players: list[str]) -> str:
     """``nim-greedy won``, ``draw`` or, for several winners, their names."""
     if not returns:
         return "?"
-    best = max(returns)
-    top = [i for i, r in enumerate(returns) if r == best]
+    top = winners(returns)  # (arena.outcome says who won)
     if len(top) == len(returns):
         return "draw"
     names = [players[i] if i < len(players) else f"seat {i}" for i in top]
