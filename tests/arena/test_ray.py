@@ -308,3 +308,39 @@ def _every_game_once(path: Path, name: str, scheduled: int) -> None:
         lg = store.find_league(name)
         keys = [g.schedule_key for g in store.games(lg.id)]
     assert len(keys) == len(set(keys)) == scheduled
+
+
+def _file_task(tmp_path: Path):
+    from arena.limits import Limits
+    from arena.snapshot import pack, single
+    from arena.task import Task
+    snapshot = single("bot.py", RANDOM_BOT)
+    task = Task("k", "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("a", "b"), 1,
+                Limits(move_time=2.0, first_move_time=20.0).to_dict(), "lose", {snapshot.digest: None})
+    return task, snapshot.digest, pack(snapshot)
+
+
+def test_a_worker_checks_each_snapshot_against_its_digest(tmp_path):
+    """What reaches a worker through the object store is unpacked against the digest the task names: a blob of
+    other content is refused before any bot runs; the right one plays."""
+    import zlib
+
+    from arena.ray_backend import _play_remote, identity
+    from arena.records import GameRecord
+    from arena.snapshot import SnapshotError
+    from arena.task import decode_result
+    task, digest, blob = _file_task(tmp_path)
+    other = zlib.compress(zlib.decompress(blob).replace(b"self.rng", b"self.gen"))
+    with pytest.raises(SnapshotError, match="does not match its digest"):
+        _play_remote(identity(), [task], [digest], other)
+    [result] = _play_remote(identity(), [task], [digest], blob)
+    assert isinstance(decode_result(result), GameRecord)
+
+
+def test_a_worker_of_another_build_refuses_the_driver(tmp_path):
+    from arena.ray_backend import _play_remote, identity
+    task, digest, blob = _file_task(tmp_path)
+    version, build = identity()
+    refusal = _play_remote((version, "0" * 16), [task], [digest], blob)
+    assert isinstance(refusal, str) and f"runs arena {version} build {build}" in refusal
+    assert f"the driver runs arena {version} build {'0' * 16}" in refusal
