@@ -22,6 +22,7 @@ import secrets
 from typing import Any
 
 from arena.errors import ConfigError
+from games.seeding import seeded_int
 
 KEY_BYTES = 32
 
@@ -110,6 +111,5 @@ def bot_seed(seed: int, seat: int, key: bytes | None = None) -> int:
     """Each bot's seed (0 .. 2**31-1): an HMAC of the seed and seat under the key, so a bot learns nothing
     from it about the chance stream or the other bots' seeds; without a key, derived from the seed alone."""
     if key is None:
-        from games.seeding import seeded_int
         return seeded_int(seed, 0, 2**31 - 1, stream=1000 + seat)
     return int.from_bytes(_derive(key, f"bot|{seat}", seed)[:8], "big") % 2**31

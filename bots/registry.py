@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import games as games_pkg
+from games._core import CoreState
 from games.errors import GameSpecError
 from games.spec import parse_spec, resolve_params
 
@@ -38,7 +40,6 @@ _COMPILED_ONLY = {"hmc": "mc or uct", "determinized": "uct"}
 
 def is_compiled(game: Any) -> bool:
     """Whether ``game``'s states are arena's compiled states (the fast path of mc, hmc, uct, determinized)."""
-    from games._core import CoreState
     return isinstance(game.new_initial_state(), CoreState)
 
 
@@ -100,7 +101,6 @@ def make(spec: str, game: Any, seat: int, seed: int) -> Any:
     Raises:
         GameSpecError (a ValueError): unknown bot or parameter, bad value, or a bot that cannot play this game.
     """
-    import games as games_pkg
     game = games_pkg.load(game) if isinstance(game, str) else game
     name, params = parse_bot_spec(spec)
     cls = _generic(name, game) or bot_class(name)[0]

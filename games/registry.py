@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import importlib
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
+from games.base import Game
 from games.errors import GameSpecError
 from games.spec import parse_spec
-
-if TYPE_CHECKING:
-    from games.base import Game
 
 ENTRY_POINT_GROUP = "arena.games"
 OPENSPIEL_PREFIX = "openspiel:"
@@ -107,7 +104,6 @@ def load(spec: "str | Game") -> "Game":
         GameSpecError (a ValueError): unknown game or parameter, bad value, malformed spec, or an
             ``openspiel:`` game when open_spiel is not installed.
     """
-    from games.base import Game
     if isinstance(spec, Game):
         return spec
     if isinstance(spec, str) and spec.strip().startswith(OPENSPIEL_PREFIX):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from shlex import quote
 from typing import Any
 
 
@@ -68,7 +69,6 @@ def lift_hint(bot: Mapping[str, Any], league: str, db: str) -> str:
     and runs the league again, which enters a new version. A submitted bot is resubmitted. Either way
     `arena league release` lifts it as it is.
     """
-    from shlex import quote
     release = f"or lift it as it is: `arena league release {quote(bot['name'])} --league {quote(league)} " \
               f"--db {quote(db)}`"
     if bot.get("origin") == "config":

@@ -23,10 +23,13 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from arena import snapshot
 from arena.sandbox import _sys
+from arena.snapshot import private_dir
 
 NEW_ROOT = "/run/arena-sandbox/root" if os.geteuid() == 0 else None
 DEV_NODES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
@@ -114,7 +117,6 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
     Raises:
         OSError: ``bot_path`` is not inside a snapshot written by this process (never shown to a bot).
     """
-    from arena import snapshot
     bot_dir: str | None = None
     if bot_path:
         bot_dir = os.path.dirname(os.path.abspath(bot_path))
@@ -150,9 +152,6 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
 
 
 def _user_runtime_dir() -> str:
-    import tempfile
-
-    from arena.snapshot import private_dir
     return private_dir(os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}"))
 
 

@@ -1,9 +1,12 @@
 """Hex's board for the TUI: the rhombus."""
 from __future__ import annotations
 
+from collections import deque
+
 from rich.text import Text
 
 from games.board import DIM, Names, Observation, seat_style, to_move
+from games.hex.reference import neighbours
 
 HEX_MARKS = ("x", "o")
 
@@ -11,9 +14,6 @@ HEX_MARKS = ("x", "o")
 def winning_path(board: list[int], n: int) -> set[int]:
     """The cells of a shortest chain of the winner's stones joining its two sides (empty while nobody has won):
     seat 0 joins the top and bottom rows, seat 1 the left and right columns."""
-    from collections import deque
-
-    from games.hex.reference import neighbours
     nbrs = neighbours(n)
     for seat in (0, 1):
         start = [c for c in range(n * n) if board[c] == seat and (c < n if seat == 0 else c % n == 0)]
