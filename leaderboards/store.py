@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena import snapshot as snapshots
 from arena.chance import new_key
 from arena.errors import ConfigError
 from arena.outcome import seat_results
@@ -148,15 +149,14 @@ class Store(StoreViews):
     def _migrate_snapshots(self) -> None:
         """3 -> 4: every file bot (a single file until now) gets its snapshot, and the snapshot's digest as its
         content_hash, so an unchanged league file stays the same version."""
-        from arena import snapshot
         if not any(r["name"] == "snapshot" for r in self.conn.execute("PRAGMA table_info(bots)")):
             self.conn.execute(MIGRATE_3_TO_4)
         rows = self.conn.execute("SELECT id, filename, source FROM bots WHERE kind='file' AND snapshot IS NULL")
         for bot_id, filename, source in rows.fetchall():
-            snap = snapshot.single(filename if (filename or "").endswith(".py") and "/" not in filename else "bot.py",
+            snap = snapshots.single(filename if (filename or "").endswith(".py") and "/" not in filename else "bot.py",
                                    source or "")
             self.conn.execute("UPDATE bots SET content_hash=?, snapshot=? WHERE id=?",
-                              (snap.digest, snapshot.pack(snap), bot_id))
+                              (snap.digest, snapshots.pack(snap), bot_id))
 
     @staticmethod
     def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -274,7 +274,6 @@ class Store(StoreViews):
         Returns:
             (the current version, whether a new version was created)
         """
-        from arena import snapshot as snapshots
         kind = "builtin" if spec is not None else "file"
         blob = None
         if spec is None:
@@ -311,7 +310,6 @@ class Store(StoreViews):
         Raises:
             KeyError: no such bot; SnapshotError: the stored bytes do not match the digest.
         """
-        from arena import snapshot as snapshots
         cols = "filename, source, content_hash" + (", snapshot" if self.schema_version >= 4 else ", NULL")
         row = self.conn.execute(f"SELECT {cols} FROM bots WHERE id=? AND kind='file'", (bot_id,)).fetchone()
         if row is None:
