@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.task import decode_result
+from arena.task import decode_result, encode_result, play_task
 
 if TYPE_CHECKING:
     from arena.task import Task, TaskResult
@@ -88,7 +88,7 @@ def worker_cpus(concurrency: int) -> list[int] | None:
 def kill_own_bots() -> None:
     """Kills every bot process this worker started: each bot's cgroup (``bot-<this pid>-<n>``) is killed whole
     (``cgroup.kill``; SIGKILL to each member on cgroup v1). Bots outside a cgroup die with the fork server."""
-    from arena.sandbox import cgroups
+    from arena.sandbox import cgroups  # start-up: the writer never loads the sandbox, only its workers
     try:
         groups = cgroups.groups_of(os.getpid())
     except OSError:
@@ -121,7 +121,7 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
     and leaves SIGINT to the writer; with ``cpus`` it pins itself (before its fork server starts, so its bots inherit the CPU)
     to ``cpus[index % len(cpus)]``."""
     try:
-        import ctypes
+        import ctypes  # start-up: workers only
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: SIGTERM, so the worker kills its bots on the way out
         if os.getppid() == 1:
@@ -135,14 +135,13 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
             os.sched_setaffinity(0, {cpus[index % len(cpus)]})
         except OSError:
             pass
-    from arena.sandbox.runner import warm_up
+    from arena.sandbox.runner import warm_up  # start-up: workers only
     warm_up()  # this worker's own fork server, started once and reused for all its games
 
 
 def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int) -> None:
     """A worker's life: play each task that arrives, send its result back, exit at end-of-file."""
     worker_init(cpus, index)
-    from arena.task import encode_result, play_task
     while True:
         task = _read_frame(task_fd)
         if task is None:
