@@ -23,16 +23,12 @@ SIDECAR_EVERY = 1.0
 """Seconds between writes of the progress file the dashboard reads."""
 
 
-def progress_path(db: str | os.PathLike[str]) -> Path:
-    """The running league's progress file beside its store (``arena.sqlite.progress``), read by ``arena tui``."""
-    return Path(f"{os.fspath(db)}.progress")
-
-
 def read_progress(db: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The progress a league runner last wrote for ``db`` (None without a readable one)."""
+    """The progress the league runner holding ``db``'s lock last noted (None without a readable one)."""
+    from leaderboards import lock
     try:
-        data = json.loads(progress_path(db).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(lock.read_note(db) or "null")
+    except ValueError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -91,7 +87,8 @@ class Reporter:
         self._ticker: threading.Thread | None = None
         self._last_line = 0.0
         self.sidecar, self.concurrency = sidecar, concurrency
-        """The progress file the dashboard reads (written also when quiet: a run under nohup is watched too)."""
+        """The store whose lock file gets the progress note the dashboard reads (also when quiet: a run under nohup
+        is watched too)."""
         self._last_write = float("-inf")
 
     # -- what is shown ---------------------------------------------------------------------------
@@ -164,10 +161,8 @@ class Reporter:
             with self._lock:
                 self._emit()
         if self.sidecar is not None and self._last_write > float("-inf"):  # ours, and the run is over
-            try:
-                self.sidecar.unlink()
-            except OSError:
-                pass
+            from leaderboards import lock
+            lock.clear_note(self.sidecar)
         if self._ticker is not None:
             self._ticker.join(timeout=1)
         with self._lock:
@@ -183,27 +178,14 @@ class Reporter:
 
     # -- internals -------------------------------------------------------------------------------
     def _write_sidecar(self, *, force: bool = False) -> None:
-        """Writes done/total/rate/ETA to the progress file (atomically: a reader never sees half of it)."""
+        """Notes done/total/rate/ETA in the store's lock file for the dashboard (leaderboards.lock.write_note)."""
         if self.sidecar is None or (not force and self.clock() - self._last_write < SIDECAR_EVERY):
             return
+        from leaderboards import lock
         self._last_write = self.clock()
-        data = {"label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
-                "concurrency": self.concurrency, "pid": os.getpid(), "updated": time.time()}
-        tmp = self.sidecar.with_name(self.sidecar.name + f".{os.getpid()}.tmp")
-        try:
-            try:  # never through a planted symlink (O_NOFOLLOW, O_EXCL); rename replaces a link, not its target
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            except FileExistsError:
-                tmp.unlink()
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps(data))
-            os.replace(tmp, self.sidecar)
-        except OSError:  # a read-only folder or a full disk: the run goes on, the dashboard shows less
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+        lock.write_note(self.sidecar, json.dumps({
+            "label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
+            "concurrency": self.concurrency, "pid": os.getpid(), "updated": time.time()}))
 
     def _emit(self) -> None:
         self._last_line = self.clock()

@@ -114,6 +114,57 @@ def acquire(db: str | os.PathLike[str]) -> RunnerLock:
     return RunnerLock(db, fd)
 
 
+NOTE_AT = 512
+"""Where the holder's progress note starts in the lock file (the holder text is read from the bytes before)."""
+
+
+def write_note(db: str | os.PathLike[str], text: str) -> None:
+    """The lock holder's note for readers (the league run's progress, read by ``arena tui``): written into the
+    lock file after the holder text, so it needs no file of its own (no new page on a full disk, nothing to
+    clean up). Errors are ignored: a note is a courtesy."""
+    try:
+        fd = _open(lock_path(db), os.O_WRONLY)
+    except (OSError, StoreError):
+        return
+    try:
+        data = text.encode("utf-8")[:2048]
+        os.pwrite(fd, data, NOTE_AT)
+        os.ftruncate(fd, NOTE_AT + len(data))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def clear_note(db: str | os.PathLike[str]) -> None:
+    """Drops the note (the run is over)."""
+    try:
+        fd = _open(lock_path(db), os.O_WRONLY)
+    except (OSError, StoreError):
+        return
+    try:
+        if os.fstat(fd).st_size > NOTE_AT:
+            os.ftruncate(fd, NOTE_AT)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_note(db: str | os.PathLike[str]) -> str:
+    """The holder's note ("" without one)."""
+    try:
+        fd = _open(lock_path(db), os.O_RDONLY)
+    except (OSError, StoreError):
+        return ""
+    try:
+        return os.pread(fd, 4096, NOTE_AT).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
 def holder(db: str | os.PathLike[str]) -> str | None:
     """Who holds the runner lock of ``db`` ("pid N on host H since ..."), or None when no runner does."""
     path = lock_path(db)

@@ -67,10 +67,9 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
     from pathlib import Path
 
-    from arena.progress import progress_path
     from leaderboards.store import DEFAULT_DB
     store_path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))  # (as run_league finds it)
-    reporter = Reporter(f"league {cfg.name}", quiet=quiet, sidecar=progress_path(store_path),
+    reporter = Reporter(f"league {cfg.name}", quiet=quiet, sidecar=store_path,
                         concurrency=concurrency or cfg.concurrency)
 
     def progress_cb(done: int, total: int, task: Any, record: Any) -> None:

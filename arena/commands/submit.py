@@ -26,13 +26,16 @@ class BotRefused(ArenaError):
 
 @click.command("submit")
 @click.argument("file", type=click.Path())
-@click.option("--league", "league_name", required=True, metavar="NAME", help="The league to enter.")
+@click.option("--league", "league_name", required=True, metavar="NAME|FILE",
+              help="The league to enter: its name, or its league file (the store is then found as `arena league run` "
+                   "finds it).")
 @click.option("--name", metavar="NAME", default=None,
               help="Display name (default: the file's name without .py, or the folder's name).")
-@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+@click.option("--db", default=None, metavar="PATH",
+              help=f"The results store (default: the league file's, else {DEFAULT_DB}).")
 @click.option("--max-bot-mb", type=LimitType("max_bot_mb"), default=None, metavar="MB",
               help="Largest bot (file or folder) accepted, in MB (default: the league's max_bot_mb).")
-def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: float | None = None) -> None:
+def submit(file: str, league_name: str, name: str | None, db: str | None, max_bot_mb: float | None = None) -> None:
     """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
     plays each league game against random within the league's limits), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
@@ -46,7 +49,9 @@ def submit(file: str, league_name: str, name: str | None, db: str, max_bot_mb: f
     name = check_name(name, what="bot name (--name)") if name is not None else \
         check_name(path.stem if path.is_file() else path.resolve().name, what="bot name (the file's name)",
                    hint="; pass --name NAME")
-    with Store.open(db) as store:
+    from arena.commands.locate import league_store
+    path_db, league_name = league_store(league_name, db)
+    with Store.open(path_db) as store:
         league = store.find_league(league_name)
         if max_bot_mb is None:
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb

@@ -104,6 +104,9 @@ def test_a_submission_identical_to_another_bot_is_flagged(league, tmp_path):
     sub = arena(d, "submit", str(copy), "--league", "course", "--name", "student7", "--db", "results/course.sqlite")
     assert sub.returncode == 0, sub.stderr
     assert "arena: warning: bot student7 is byte-identical to student8" in sub.stderr
+    by_file = arena(d, "submit", str(write(tmp_path / "other.py", RANDOM_BOT + "\n# mine\n")), "--league",
+                    "league.toml", "--name", "student9")  # the league file: its store found, no --db
+    assert by_file.returncode == 0 and "entered as student9" in by_file.stdout, by_file.stderr
 
 
 # -- §2 export -----------------------------------------------------------------------------------------------------

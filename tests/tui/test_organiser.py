@@ -279,7 +279,7 @@ async def test_the_bot_detail_says_its_numbers_are_this_versions_and_lists_the_o
 async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: Fixture) -> None:
     from leaderboards import lock
 
-    from arena.progress import Reporter, progress_path
+    from arena.progress import Reporter
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     async with app.run_test(size=(120, 24)) as pilot:
@@ -287,7 +287,7 @@ async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: 
         status = app.query_one("#status", Static)
         assert "league run" not in str(status.render())
         with lock.acquire(fixture_store.path):  # as `arena league run` holds it
-            reporter = Reporter("league demo", quiet=True, sidecar=progress_path(fixture_store.path), concurrency=2)
+            reporter = Reporter("league demo", quiet=True, sidecar=fixture_store.path, concurrency=2)
             reporter.start(40)
             reporter.advance(12)
             reporter._write_sidecar(force=True)
@@ -295,7 +295,8 @@ async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: 
             assert "up to 2 at once" in str(status.render())
             reporter.stop()
         await wait_for(pilot, lambda: "league run" not in str(status.render()))
-        assert not progress_path(fixture_store.path).exists()
+        assert lock.read_note(fixture_store.path) == ""  # the note went with the run
+        assert not list(fixture_store.path.parent.glob("*.progress*"))  # no file of its own
 
 
 async def test_search_and_sort_the_leaderboard_and_the_games(store_file: Path) -> None:
