@@ -22,6 +22,7 @@ from tests.leaderboards.support import RAISING_BOT, RANDOM_BOT, arena, write
 
 GOLDEN = Path(__file__).parent / "golden" / "issue15.json"
 KEY = bytes(range(32))  # a fixed chance key: with the seed, it fixes every chance draw and bot seed
+# (probation is off: which games a failing bot still plays would depend on the order two workers finish them)
 
 ILLEGAL_BOT = """
 class Bot:
@@ -38,7 +39,8 @@ games = ["nim", "sorry(players=2)"]
 games_per_pairing = 2
 seed = 1234
 database = "golden.sqlite"
-probation_after = 50
+probation_after = 0
+probation_failures = 0
 [limits]
 move_time = 5.0
 first_move_time = 30.0
