@@ -215,7 +215,12 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         everyone = list(bots.values())
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
         on_start(summary)
-    if todo:
+    batches = None
+    if config.schedule == "adaptive" and todo:  # batch after batch where the ranking is least certain (arena/adaptive.py)
+        from arena.adaptive import league_batches
+        batches = league_batches(store, league.id, config, todo)
+        todo = next(batches, [])
+    while todo:
         stored = store.count_games(league.id)
         runner = _Writer(store, league.id, config, bots, todo, summary, progress)
         chosen = _make_backend(backend, n, summary.database, address)
@@ -227,9 +232,10 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
         summary.abandoned = runner.in_flight
         # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
-        summary.played = store.count_games(league.id) - stored
+        summary.played += store.count_games(league.id) - stored
         if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
             return
+        todo = next(batches, []) if batches is not None else []
     store.rate_pending(league.id)
     summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
 

@@ -19,6 +19,7 @@ SUITES: dict[str, str] = {
     "sandbox": "arena.bench.sandbox",
     "league": "arena.bench.league",
     "scale": "arena.bench.scale",
+    "ratings": "arena.bench.ratings",
 }
 
 
