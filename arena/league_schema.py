@@ -51,7 +51,8 @@ class Stop(BaseModel):
     rank_all: bool = False
     """Stop only when every neighbouring pair of the whole order is certain."""
     confidence: Annotated[float, Field(ge=0.5, le=0.9999)] = 0.95
-    """How certain: each deciding pair is ordered with at least this probability."""
+    """How sure the answer must be: the probability, sampled from the fitted ratings, that the top set is right (with
+    `rank_all`: that the least certain neighbouring pair is in order)."""
     batch: Annotated[int, Field(ge=1, le=100_000)] | None = None
     """Pairings per batch (left out: the number of bots)."""
 

@@ -220,8 +220,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         from arena.adaptive import league_batches
         batches = league_batches(store, league.id, config, todo)
         todo = next(batches, [])
+    stored = store.count_games(league.id)  # (before every batch: played counts them all)
     while todo:
-        stored = store.count_games(league.id)
         runner = _Writer(store, league.id, config, bots, todo, summary, progress)
         chosen = _make_backend(backend, n, summary.database, address)
         try:
@@ -232,7 +232,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
         summary.abandoned = runner.in_flight
         # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
-        summary.played += store.count_games(league.id) - stored
+        summary.played = store.count_games(league.id) - stored
         if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
             return
         todo = next(batches, []) if batches is not None else []

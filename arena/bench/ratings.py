@@ -126,7 +126,7 @@ def run(quick: bool = False) -> Iterable[Record]:
                summary["games_mean"], "games", f"full round robin ({ROUNDS} rounds of 2 games a pairing)",
                summary["full_games"], target=5.0,
                note=f"mean of {summary['trials']} seeded trials (max {summary['games_max']:.0f}, "
-                    f"{summary['batches_mean']:.1f} batches); Elo sd {SPREAD:g}")
+                    f"{summary['batches_mean']:.1f} batches); neighbours {SPREAD:g} Elo apart")
     yield rate("ratings", f"adaptive schedule: trials whose reported top {TOP} is the true top {TOP}",
                summary["correct"], "share", "full round robin, same fit", summary["full_correct"],
                note=f"target: >= 0.95 of trials (got {summary['correct']:.2f}; the round robin {summary['full_correct']:.2f})")
