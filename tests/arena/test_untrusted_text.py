@@ -29,6 +29,7 @@ import pytest
 
 from arena.league import load_config
 from leaderboards.store import Store
+from tests.leaderboards.support import tamper
 from tests.leaderboards.support import arena, write
 
 pytestmark = pytest.mark.xdist_group("untrusted_text")
@@ -140,7 +141,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[int, s
         players = list(crashed.players)
         players[0] = "sur\ud800" + players[0]
         failures = [dict(f, detail=f["detail"] + "\nlast line \ud800\x1b[2J") for f in crashed.failures]
-        store.tamper(crashed.id, players=players, failures=failures)
+        tamper(store, crashed.id, players=players, failures=failures)
     return d, result
 
 
