@@ -143,12 +143,13 @@ def _gradient_hessian(theta: np.ndarray, st: Stages, alpha: float,
     w = st.weight if weights is None else st.weight * weights
     p = _probabilities(theta, st)
     wp = w[:, None] * p
-    grad = np.bincount(st.chosen, weights=w, minlength=n + 1)[:n]
+    # (float: bincount of nothing is an int array)
+    grad = np.bincount(st.chosen, weights=w, minlength=n + 1)[:n].astype(float)
     grad -= np.bincount(st.risk.ravel(), weights=wp.ravel(), minlength=n + 1)[:n]
     grad -= alpha * theta
     pairs = (st.risk[:, :, None] * (n + 1) + st.risk[:, None, :]).ravel()
     outer = (wp[:, :, None] * p[:, None, :]).ravel()
-    info = -np.bincount(pairs, weights=outer, minlength=(n + 1) ** 2).reshape(n + 1, n + 1)[:n, :n]
+    info = -np.bincount(pairs, weights=outer, minlength=(n + 1) ** 2).reshape(n + 1, n + 1)[:n, :n].astype(float)
     info[np.diag_indices(n)] += np.bincount(st.risk.ravel(), weights=wp.ravel(), minlength=n + 1)[:n]
     info[np.diag_indices(n)] += alpha
     del k

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,8 @@ class LeaderRow:
     failures: int
     trend: tuple[float, ...] = ()
     """mu - 3 sigma after each of the bot's rated games, oldest first."""
+    elo: tuple[float, float, float, int] | None = None
+    """The batch Elo, its 95% interval and the bot's tied group (leaderboards/elo.py); None until computed."""
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,8 @@ class StoreReader:
         if league.id != self.trends.league_id:
             self.trends.reset(league.id)
         rows = [self._row(bots.get(b), b, listed[b], self.trends.trend(scope, b)) for b in leaderboard_order(listed)]
+        elo = self._batch_elo(store, league.id, scope, rows)
+        rows = [replace(r, elo=elo.get(r.bot_id)) for r in rows]
         labels = {b.id: shown(b.label) for b in bots.values()}
         games = [game_row(g, labels) for g in queries.recent_games(store, league.id, scope, limit or RECENT_GAMES)]
         if h2h:
@@ -411,6 +415,28 @@ class StoreReader:
                         queries.count_games(store, league.id, scope), rows, games, self._h2h,
                         self.trends.complete(store, league.id), "" if store.has_history else NO_HISTORY,
                         queries.count_provisional(store, league.id) if store.has_history else 0)
+
+    _elo_for: tuple[Any, ...] = ()
+    _elo: dict[int, tuple[float, float, float, int]] = {}  # noqa: RUF012 - replaced, never mutated
+    _elo_at = 0.0
+    _elo_cost = 0.0
+
+    def _batch_elo(self, store: Store, league_id: int, scope: str,
+                   rows: list[LeaderRow]) -> dict[int, tuple[float, float, float, int]]:
+        """The batch Elo of the rows' bots, refitted when the games changed, but while games keep coming at most once
+        per ten times its own cost (100,000 games take about a second to fit)."""
+        key = (league_id, scope, tuple(r.bot_id for r in rows))
+        count = queries.count_games(store, league_id, scope)
+        fresh = key == self._elo_for[:3]
+        if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
+            return self._elo
+        from leaderboards.elo import annotate
+        started = time.monotonic()
+        fitted = annotate([{"bot_id": r.bot_id} for r in rows], store.outcomes(league_id, scope))
+        self._elo = {f["bot_id"]: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for f in fitted}
+        self._elo_for, self._elo_at = (*key, count), time.monotonic()
+        self._elo_cost = self._elo_at - started
+        return self._elo
 
     @staticmethod
     def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:

@@ -191,9 +191,17 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
         self.follow(selected)
 
 
+def elo_cells(row: LeaderRow) -> list[Cell]:
+    """The batch Elo with its 95% interval, and the tied group (bots whose intervals overlap; docs/ratings.md)."""
+    if row.elo is None:
+        return [right("-", "dim"), right("-", "dim")]
+    elo, low, high, group = row.elo
+    return [right(f"{elo:+.0f} [{low:+.0f}, {high:+.0f}]"), right(f"g{group}", "dim" if group > 1 else "")]
+
+
 class LeaderboardTable(LiveTable):
     COLUMNS = (("rank", "#"), ("bot", "bot"), ("mu", "μ"), ("sigma", "σ"), ("exposed", "μ-3σ"), ("games", "games"),
-               ("wdl", "W/D/L"), ("fail", "fail"), ("trend", "μ-3σ trend"))
+               ("wdl", "W/D/L"), ("fail", "fail"), ("elo", "Elo (95%)"), ("tied", "tied"), ("trend", "μ-3σ trend"))
 
     NAME = "leaderboard"
     SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
@@ -213,7 +221,7 @@ class LeaderboardTable(LiveTable):
             label = Cell(f"{row.label} ({row.status})", "yellow" if row.status == "probation" else "dim italic")
         return [right(str(rank)), label, right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}"),
                 right(f"{row.exposed:.2f}", "bold"), right(str(row.games)), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
-                right(str(row.failures), "red" if row.failures else ""),
+                right(str(row.failures), "red" if row.failures else ""), *elo_cells(row),
                 Cell(trend_line(row.trend, scale), "cyan")]
 
 

@@ -106,3 +106,9 @@ def test_annotate_fills_the_leaderboard_fields_and_ranks_a_lopsided_league() -> 
     assert {mid["rank_low"], mid["rank_high"], low["rank_low"], low["rank_high"]} == {2, 3}
     for r in rows:
         assert r["elo_low"] < r["elo"] < r["elo_high"]
+
+
+def test_a_league_without_games_gets_the_prior_for_every_bot() -> None:
+    rows = annotate([{"bot_id": 7}, {"bot_id": 9}], [])
+    assert [r["elo"] for r in rows] == [0.0, 0.0] and all(r["elo_low"] < 0 < r["elo_high"] for r in rows)
+    assert {r["group"] for r in rows} == {1} and all(r["rank_low"] == 1 and r["rank_high"] == 2 for r in rows)
