@@ -216,7 +216,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
         on_start(summary)
     batches = None
-    if config.schedule == "adaptive" and todo:  # batch after batch where the ranking is least certain (arena/adaptive.py)
+    if config.schedule == "adaptive" and todo:  # batch after batch where the ranking is least certain (arena.adaptive)
         from arena.adaptive import league_batches
         batches = league_batches(store, league.id, config, todo)
         todo = next(batches, [])

@@ -70,7 +70,8 @@ def adaptive_trial(seed: int, bots: int = BOTS, top: int = TOP, rounds: int = RO
             full[(a, b)] = (w, 2 * rounds - w)
     from leaderboards.elo import fit
     theta, _ = fit(pair_stages(ids, full))
-    return {"games": games, "full_games": full_games, "batches": batch, "certain": float(decision.certainty >= confidence),
+    return {"games": games, "full_games": full_games, "batches": batch,
+            "certain": float(decision.certainty >= confidence),
             "correct": float(set(decision.top) == truth),
             "full_correct": float(set(np.argsort(-theta)[:top].tolist()) == truth)}
 
@@ -129,4 +130,5 @@ def run(quick: bool = False) -> Iterable[Record]:
                     f"{summary['batches_mean']:.1f} batches); neighbours {SPREAD:g} Elo apart")
     yield rate("ratings", f"adaptive schedule: trials whose reported top {TOP} is the true top {TOP}",
                summary["correct"], "share", "full round robin, same fit", summary["full_correct"],
-               note=f"target: >= 0.95 of trials (got {summary['correct']:.2f}; the round robin {summary['full_correct']:.2f})")
+               note=f"target: >= 0.95 of trials (got {summary['correct']:.2f}; the round robin "
+                    f"{summary['full_correct']:.2f})")
