@@ -112,3 +112,28 @@ def test_a_league_without_games_gets_the_prior_for_every_bot() -> None:
     rows = annotate([{"bot_id": 7}, {"bot_id": 9}], [])
     assert [r["elo"] for r in rows] == [0.0, 0.0] and all(r["elo_low"] < 0 < r["elo_high"] for r in rows)
     assert {r["group"] for r in rows} == {1} and all(r["rank_low"] == 1 and r["rank_high"] == 2 for r in rows)
+
+
+def test_arena_leaderboard_prints_the_batch_elo_in_the_table_json_and_csv(tmp_path) -> None:
+    import csv
+    import io
+    import json
+
+    from tests.leaderboards.support import arena, write
+    config = write(tmp_path / "league.toml", """
+        name = "elo"
+        games = ["nim"]
+        bots = ["greedy", "random", { name = "random2", spec = "random" }]
+        games_per_pairing = 6
+        database = "e.sqlite"
+        """)
+    assert arena(tmp_path, "league", "run", str(config)).returncode == 0
+    out = json.loads(arena(tmp_path, "leaderboard", "--db", "e.sqlite", "--json").stdout)
+    greedy = next(r for r in out["bots"] if r["bot"] == "greedy")
+    assert greedy["rank_low"] == greedy["rank_high"] == 1 and greedy["group"] == 1  # perfect Nim play wins every game
+    for r in out["bots"]:
+        assert r["elo_low"] <= r["elo"] <= r["elo_high"] and 1 <= r["rank_low"] <= r["rank_high"] <= 3
+    rows = list(csv.DictReader(io.StringIO(arena(tmp_path, "leaderboard", "--db", "e.sqlite", "--csv").stdout)))
+    assert {"elo", "elo_low", "elo_high", "rank_low", "rank_high", "group"} <= set(rows[0])
+    table = arena(tmp_path, "leaderboard", "--db", "e.sqlite").stdout
+    assert "elo (95%)" in table and "g1" in table
