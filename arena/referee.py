@@ -140,7 +140,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
 
     from arena.sandbox import check  # start-up: the sandbox stack loads only when a sandboxed game is played
     from arena.sandbox.proxy import BotProcess
-    from arena.sandbox.runner import Sandbox
+    from arena.sandbox.launcher import Sandbox
 
     # Built-in bots are trusted: they run with whatever layers exist. Files need the mandatory ones
     # (checked above) unless trusted.

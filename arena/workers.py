@@ -135,7 +135,7 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
             os.sched_setaffinity(0, {cpus[index % len(cpus)]})
         except OSError:
             pass
-    from arena.sandbox.runner import warm_up  # start-up: workers only
+    from arena.sandbox.launcher import warm_up  # start-up: workers only
     warm_up()  # this worker's own fork server, started once and reused for all its games
 
 

@@ -37,7 +37,7 @@ def league(games_per_pairing: int) -> LeagueConfig:
 def timed_run(config: LeagueConfig, concurrency: int, backend: str = "local") -> tuple[int, float]:
     """Plays the whole league into a fresh store; (games played, wall seconds) end to end: store set-up,
     worker start-up (each worker starts its own fork server once), every game, the writer, the ratings."""
-    from arena.runner import run_league
+    from arena.league_runner import run_league
     directory = tempfile.mkdtemp(prefix="arena-bench-league-")
     try:
         t0 = time.perf_counter()

@@ -59,7 +59,7 @@ def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
     """
     import games
     from arena.sandbox.proxy import BotProcess
-    from arena.sandbox.runner import Sandbox
+    from arena.sandbox.launcher import Sandbox
     from bots.base import Limit
     game = games.load("nim(n=200,k=1)")
     sandbox = Sandbox(LIMITS, game)
@@ -137,7 +137,7 @@ def start_to_first_move(isolate: bool, n: int) -> list[float]:
 
 def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]:
     from arena.sandbox.proxy import BotProcess
-    from arena.sandbox.runner import Sandbox
+    from arena.sandbox.launcher import Sandbox
     from bots.base import Limit
     if isolate:  # the fork server starts once per referee process: not part of a bot's start
         warm = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=Sandbox(LIMITS, game))

@@ -43,7 +43,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
                 game: str = GAME) -> dict[str, Any]:
     """Plays ``games`` games (rounded up to even: each bot plays each seat equally often) between two 80% bots
     with ``move_time`` seconds per move (first move included) at ``concurrency`` games at once (default: the
-    CPUs this process may use) through :func:`arena.runner.run_league`, and summarises the recorded times.
+    CPUs this process may use) through :func:`arena.league_runner.run_league`, and summarises the recorded times.
 
     Returns a dict: ``games`` (stored), ``moves``, ``time_losses`` (games with a timeout), ``overload_aborts``
     (games abandoned with MachineOverloadedError, retried by a league), ``errors`` (other referee errors),
@@ -54,7 +54,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
     CPU, from /proc/pressure/cpu), ``elapsed`` seconds and the parameters.
     """
     from arena.league import parse_config
-    from arena.runner import run_league
+    from arena.league_runner import run_league
     from arena.task import TaskFailure
 
     concurrency = concurrency or len(os.sched_getaffinity(0))

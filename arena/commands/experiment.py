@@ -58,7 +58,7 @@ def _parse_sets(items: tuple[str, ...]) -> dict[str, str]:
 def run_cmd(name: str, games: int | None, sets: tuple[str, ...], seed: int | None, workers: int | None,
             out: str, no_plot: bool) -> None:
     """Run experiment NAME, print its tables with 95% CIs beside the study's, write CSV/JSON/plots."""
-    from arena.experiments.runner import run_experiment
+    from arena.experiments.pipeline import run_experiment
 
     if games is not None and games < 1:
         raise ConfigError(f"--games must be at least 1, not {games}")

@@ -55,7 +55,7 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
                     address: str | None = None, quiet: bool = False, h2h: bool = False) -> Any:
     """Runs a league with a progress bar on stderr, then prints the summary and the leaderboard."""
     from arena.commands.leaderboard import console, print_h2h, print_leaderboard
-    from arena.runner import run_league
+    from arena.league_runner import run_league
     from leaderboards.standings import head_to_head, standings
     from leaderboards.store import Store
 
@@ -121,7 +121,7 @@ def status(config: str, db: str | None) -> None:
     from pathlib import Path
 
     from arena.league import load_config
-    from arena.runner import plan
+    from arena.league_runner import plan
     from leaderboards import lock
     from leaderboards.store import DEFAULT_DB, Store
     cfg = load_config(config)

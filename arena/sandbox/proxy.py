@@ -37,7 +37,7 @@ class BotProcess:
 
         Args:
             bot: ``{"kind": "builtin", "spec": ...}`` or ``{"kind": "file", "path": ...}``.
-            sandbox: an :class:`arena.sandbox.runner.Sandbox` that knows the active layers.
+            sandbox: an :class:`arena.sandbox.launcher.Sandbox` that knows the active layers.
         """
         self.name = name or bot.get("spec") or os.path.basename(bot.get("path", "bot"))
         self.seat = seat

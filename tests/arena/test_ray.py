@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from arena.league import load_config
-from arena.runner import run_league
+from arena.league_runner import run_league
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, write
 
@@ -229,7 +229,7 @@ HUNG_DRIVER = """
 import json, sys
 from arena.limits import Limits
 from arena.ray_backend import RayBackend
-from arena.runner import run_tasks
+from arena.league_runner import run_tasks
 from arena.task import Task, TaskFailure
 limits = Limits(move_time=0.2, first_move_time=3.0).to_dict()  # tictactoe: a bound of 5 + 2 x (2 x 3 + 2 x 9 x 0.2) s
 tasks = [Task(f"k{i:02}", "tictactoe", 0, (1, 2), ("random", "random"), ("a", "b"), i, limits, "lose")

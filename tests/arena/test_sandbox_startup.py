@@ -20,7 +20,7 @@ def test_preload_imports_registered_modules_and_ignores_unknown_names():
 def test_sandbox_asks_the_fork_server_for_the_game_and_builtin_bot():
     import games
     from arena.limits import Limits
-    from arena.sandbox.runner import Sandbox
+    from arena.sandbox.launcher import Sandbox
     sandbox = Sandbox(Limits(), games.load("nim"))
     assert sandbox._preload({"kind": "builtin", "spec": "mc(n=2)"}) == {"game": "nim", "bot": "mc"}
     assert sandbox._preload({"kind": "file", "path": "/x/bot.py"}) == {"game": "nim"}

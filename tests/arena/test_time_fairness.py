@@ -56,8 +56,8 @@ def hogs(n: int, cpu: int = CPU) -> Iterator[None]:
 def accounting(request, monkeypatch):
     """CPU time from the bot's cgroup, or (a host without cgroups) from its main thread's schedstat."""
     if request.param == "schedstat":
-        from arena.sandbox import cgroups, runner
-        monkeypatch.setattr(runner.cgroups, "probe", lambda: cgroups.Capabilities())
+        from arena.sandbox import cgroups, launcher
+        monkeypatch.setattr(launcher.cgroups, "probe", lambda: cgroups.Capabilities())
     return request.param
 
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from arena import runner
+from arena import league_runner as runner
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this platform")
 
@@ -26,7 +26,7 @@ def test_pinning_policy(monkeypatch):
 def test_workers_take_cpus_in_turn(monkeypatch):
     pinned = []
     monkeypatch.setattr(os, "sched_setaffinity", lambda pid, cpus: pinned.append(cpus))
-    monkeypatch.setattr("arena.sandbox.runner.warm_up", lambda: None)
+    monkeypatch.setattr("arena.sandbox.launcher.warm_up", lambda: None)
     monkeypatch.setattr(os, "getppid", lambda: 2)  # not orphaned
     import ctypes
 

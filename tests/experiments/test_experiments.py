@@ -12,7 +12,7 @@ from arena.cli import main as cli_main
 from arena.errors import ConfigError
 from arena.experiments import EXPERIMENTS, get
 from arena.experiments.core import Runner, Table, chunks, cluster_interval, derive_seed, verdict, wilson
-from arena.experiments.runner import run_experiment
+from arena.experiments.pipeline import run_experiment
 
 # Tiny settings per experiment (each a few seconds at most).
 TINY: dict[str, dict[str, str]] = {
