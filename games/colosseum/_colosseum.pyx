@@ -9,6 +9,7 @@ import re
 
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t
+from cpython.buffer cimport PyBUF_FORMAT, PyBUF_WRITABLE
 
 from games._core cimport CoreState, TERMINAL
 from games._rng cimport Rng, rng_seed, rng_below
@@ -501,6 +502,12 @@ cdef class ColosseumState(CoreState):
         cdef int M = self.size
         return [[[bool((self.walls[r * M + c] >> d) & 1) for d in range(4)] for c in range(M)] for r in range(M)]
 
+    def wall_view(self) -> "WallView":
+        """The wall bytes in place, through the buffer protocol: ``np.asarray(state.wall_view())`` is an
+        ``(M, M)`` uint8 array over this state's own memory (no copy), read-only, keeping the state alive;
+        it is live: it follows the state as moves are applied."""
+        return WallView(self)
+
     def check_endgame(self) -> tuple:
         """``(over, score_A, score_B)`` computed from scratch, as the course's ``check_endgame``."""
         cdef int s0, s1
@@ -630,3 +637,39 @@ cdef class ColosseumState(CoreState):
 cdef bint _is_border(int M, int r, int c, int d):
     return (d == UP and r == 0) or (d == DOWN and r == M - 1) or (d == LEFT and c == 0) or \
            (d == RIGHT and c == M - 1)
+
+
+cdef class WallView:
+    """A read-only ``(M, M)`` uint8 buffer over a ColosseumState's ``walls`` (bit d: wall on side d). It holds
+    a reference to the state, so the memory stays valid while any array made from it lives; it refuses
+    writable requests, so numpy can never hand a bot a writable array onto the game state."""
+    cdef readonly ColosseumState state
+    cdef Py_ssize_t shape[2]
+    cdef Py_ssize_t strides[2]
+
+    def __cinit__(self, ColosseumState state not None):
+        self.state = state
+        self.shape[0] = state.size
+        self.shape[1] = state.size
+        self.strides[0] = state.size
+        self.strides[1] = 1
+
+    def __getbuffer__(self, Py_buffer* buffer, int flags):
+        if flags & PyBUF_WRITABLE:
+            raise BufferError("a Colosseum wall view is read-only (copy it to write)")
+        buffer.buf = <void*>self.state.walls
+        buffer.obj = self
+        buffer.len = self.shape[0] * self.shape[1]
+        buffer.readonly = 1
+        buffer.itemsize = 1
+        buffer.format = NULL  # NULL means "B" (unsigned bytes), as the buffer protocol defines
+        if flags & PyBUF_FORMAT:
+            buffer.format = b"B"
+        buffer.ndim = 2
+        buffer.shape = self.shape
+        buffer.strides = self.strides
+        buffer.suboffsets = NULL
+        buffer.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* buffer):
+        pass

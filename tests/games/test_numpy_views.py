@@ -61,3 +61,43 @@ def test_openspiel_observation_tensor():
     tensor = game.observation_arrays(state)["observation"]
     assert tensor.shape == (3, 3, 3)  # OpenSpiel's planes: empty, o, x
     assert tensor[2, 1, 1] == 1 and tensor[1, 0, 0] == 1 and tensor[0].sum() == 7
+
+
+def test_colosseum_wall_bytes_are_the_states_own_memory_read_only_and_keep_it_alive():
+    import ctypes
+    import gc
+    state = _played("colosseum(size=9,seed=4)", 1)
+    assert not state.is_terminal()
+    bits = wall_bytes(state)
+    # No copy: two views share memory, and the base chain ends at the state itself.
+    assert np.shares_memory(bits, wall_bytes(state))
+    assert bits.base.obj.state is state
+    old_copy = np.frombuffer(state._state_key()[4], dtype=np.uint8).reshape(9, 9)  # the former copying path
+    assert np.array_equal(bits, old_copy)
+    # Read-only, whichever way a bot asks for write access.
+    with pytest.raises(ValueError):
+        bits[0, 0] = 0
+    with pytest.raises(ValueError):
+        bits.flags.writeable = True
+    with pytest.raises((BufferError, TypeError)):
+        (ctypes.c_ubyte * 81).from_buffer(state.wall_view())
+    assert memoryview(state.wall_view()).readonly
+    # Live: the view follows the state; a snapshot is a copy.
+    snapshot = bits.copy()
+    state.apply_action(state.legal_actions()[0])
+    assert not np.array_equal(bits, snapshot)
+    assert chess_board(state).tolist() == state.wall_array()
+    # Lifetime: the array keeps the state alive (were it freed, new states of its size would reuse its memory).
+    expected = bits.copy()
+    del state
+    gc.collect()
+    others = [_played(f"colosseum(size=9,seed={seed})", 0) for seed in range(50)]
+    assert others and np.array_equal(bits, expected)
+
+
+def test_colosseum_chess_board_is_a_fresh_writable_copy():
+    state = _played("colosseum(size=7,seed=2)", 3)
+    board = chess_board(state)
+    board[:] = False  # an agent may scribble on its board, as under the course's deepcopy
+    assert board.flags.writeable and not np.shares_memory(board, wall_bytes(state))
+    assert chess_board(state).tolist() == state.wall_array()
