@@ -59,6 +59,8 @@ class RunSummary:
     """``SIGINT`` or ``SIGTERM`` when the run was stopped by that signal (the games in flight were abandoned)."""
     abandoned: int = 0
     """Games in flight when the run was stopped: not stored, not counted, played by the next run."""
+    in_flight: int = 0
+    """Games being played right now (kept live while the run goes: the progress note the dashboard reads)."""
     duplicates: list[str] = field(default_factory=list)
     """One line per bot that entered in this run byte-identical to a bot of another name (:mod:`arena.duplicates`)."""
 
@@ -291,6 +293,7 @@ class _Writer:
                 self.finished.add(fixture.key)
                 continue
             self.in_flight += 1
+            self.summary.in_flight = self.in_flight
             yield make_task(fixture, self.bots, self.config, self.chance_key, self.snapshots_of(fixture.seats))
 
     def snapshots_of(self, seats: tuple[int, ...]) -> dict[int, Snapshot]:
@@ -304,6 +307,7 @@ class _Writer:
         total = len(self.todo)
         for task, result in backend.execute(self.tasks()):
             self.in_flight -= 1
+            self.summary.in_flight = self.in_flight
             self.finished.add(task.key)
             if isinstance(result, TaskFailure):
                 (self.summary.overloaded if result.overloaded else self.summary.errors).append(

@@ -44,17 +44,21 @@ def duration(seconds: float) -> str:
 
 
 def describe(data: dict[str, Any]) -> str:
-    """A progress file as one line: ``12/40 games (30%), 0.52 games/s, ETA 54 s, up to 2 at once``."""
+    """A progress note as one line: ``12/40 games (30%), 0.52 games/s, ETA 54 s, 2 games in flight`` (a note
+    without the live count, from an older runner, says ``up to N at once``: its concurrency)."""
     try:
         done, total = int(data["done"]), None if data.get("total") is None else int(data["total"])
         rate = None if data.get("rate") is None else float(data["rate"])
         eta = None if data.get("eta") is None else float(data["eta"])
         at_once = None if data.get("concurrency") is None else int(data["concurrency"])
+        flying = None if data.get("in_flight") is None else int(data["in_flight"])
     except (KeyError, TypeError, ValueError):
         return "progress unknown"
     out = f"{done}/{'?' if total is None else total} games" + (f" ({100 * done // total}%)" if total else "")
     out += f", {rate:.2f} games/s" if rate else ", no game finished yet"
     out += f", ETA {duration(eta)}" if eta is not None else ""
+    if flying is not None:
+        return out + f", {flying} game{'' if flying == 1 else 's'} in flight"
     return out + (f", up to {at_once} at once" if at_once else "")
 
 
@@ -90,6 +94,9 @@ class Reporter:
         """The store whose lock file gets the progress note the dashboard reads (also when quiet: a run under nohup
         is watched too)."""
         self._last_write = float("-inf")
+        self.playing: Callable[[], int] | None = None
+        """The number of games being played now (the league runner's live count), read each time the note is
+        written; None: the note says only the concurrency."""
 
     # -- what is shown ---------------------------------------------------------------------------
     def rate(self) -> float | None:
@@ -121,21 +128,21 @@ class Reporter:
         with self._lock:
             self.total = total
             self._write_sidecar(force=True)
-            if self.quiet:
-                return
-            if self.terminal:
-                self._start_bar()
-            else:
-                self._emit()
-                if self._ticker is None:
-                    self._ticker = threading.Thread(target=self._tick, name="arena-progress", daemon=True)
-                    self._ticker.start()
+            if not self.quiet:
+                if self.terminal:
+                    self._start_bar()
+                else:
+                    self._emit()
+            # the ticker: log lines off a terminal, and the note rewritten every SIDECAR_EVERY (its in-flight count
+            # is exact when written; written only as a game ends, it would always miss that game's successor)
+            if self._ticker is None and (self.sidecar is not None or not (self.quiet or self.terminal)):
+                self._ticker = threading.Thread(target=self._tick, name="arena-progress", daemon=True)
+                self._ticker.start()
 
     def advance(self, done: int | None = None) -> None:
         """One more game finished (or ``done`` games in all)."""
         with self._lock:
-            self.done = self.done + 1 if done is None else done
-            self._write_sidecar()
+            self.done = self.done + 1 if done is None else done  # (the ticker notes it: see start)
             if self.quiet:
                 return
             if self._bar is not None:
@@ -157,14 +164,14 @@ class Reporter:
     def stop(self) -> None:
         """Ends the display; off a terminal a last line says where the run ended (a log's reader sees it)."""
         self._stop.set()
-        if self._ticker is not None and not self.quiet:
+        if self._ticker is not None:
+            self._ticker.join(timeout=1)  # before the note is cleared: the ticker must not write it back
+        if self._ticker is not None and not (self.quiet or self.terminal):
             with self._lock:
                 self._emit()
         if self.sidecar is not None and self._last_write > float("-inf"):  # ours, and the run is over
             from leaderboards import lock
             lock.clear_note(self.sidecar)
-        if self._ticker is not None:
-            self._ticker.join(timeout=1)
         with self._lock:
             if self._bar is not None:
                 self._bar.stop()
@@ -185,7 +192,8 @@ class Reporter:
         self._last_write = self.clock()
         lock.write_note(self.sidecar, json.dumps({
             "label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
-            "concurrency": self.concurrency, "pid": os.getpid(), "updated": time.time()}))
+            "concurrency": self.concurrency, "in_flight": None if self.playing is None else self.playing(),
+            "pid": os.getpid(), "updated": time.time()}))
 
     def _emit(self) -> None:
         self._last_line = self.clock()
@@ -193,10 +201,11 @@ class Reporter:
 
     def _tick(self) -> None:
         # a line at least every interval, also while no game finishes (Event.wait: stop() ends it at once)
-        while not self._stop.wait(min(self.interval, 1.0)):
+        while not self._stop.wait(min(self.interval, SIDECAR_EVERY)):
             with self._lock:
-                if self.clock() - self._last_line >= self.interval:
+                if not (self.quiet or self.terminal) and self.clock() - self._last_line >= self.interval:
                     self._emit()
+                self._write_sidecar(force=True)
 
     def _start_bar(self) -> None:
         if self._bar is not None:

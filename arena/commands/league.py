@@ -109,6 +109,7 @@ def started(so_far: Any, reporter: Any) -> None:
     """The bots are entered and the schedule known: flag byte-identical bots, start the progress at 0/total."""
     for line in so_far.duplicates:
         click.echo(line, err=True)
+    reporter.playing = lambda: so_far.in_flight  # (the runner keeps it live: the note says the exact count)
     if so_far.scheduled > so_far.already:  # (a resumed league with nothing left to play prints no 0/0)
         reporter.start(so_far.scheduled - so_far.already)
 

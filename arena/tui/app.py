@@ -75,6 +75,7 @@ class ArenaApp(App[None]):
     # -- layout ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="status", classes="title")
+        yield Static(id="relaxed")  # SANDBOX RELAXED, shown only for a league that turned sandbox layers off
         with Container(id="message-box"):
             yield Static("Opening the store…", id="message")
         with TabbedContent(id="tabs", initial="leaderboard"):
@@ -195,6 +196,11 @@ class ArenaApp(App[None]):
             elif not s.trends_complete:
                 line.append("  trends loading…", style="italic grey50")
         self.query_one("#status", Static).update(line)
+        relaxed = self.query_one("#relaxed", Static)
+        relaxed.display = bool(s and s.relaxed)
+        if s and s.relaxed:  # as `arena leaderboard` says it; the reasons come from the store, shown escaped
+            relaxed.update(Text.assemble(("SANDBOX RELAXED", "bold red"),
+                                         f" in this league: {shown('; '.join(s.relaxed))}"))
 
     def wake(self, *, force: bool = False) -> None:
         """Polls now instead of at the next tick (after a selection change)."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league import stored_relaxed
 from arena.outcome import winners
 from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
@@ -109,6 +110,9 @@ class Snapshot:
     """Table cells built on the worker thread (:func:`arena.tui.tables.prepare`), by table name."""
     running: str = ""
     """A league runner playing this store now: its progress (``12/40 games (30%), ...``), else empty."""
+    relaxed: list[str] = field(default_factory=list)
+    """What the league turned off in the sandbox (:func:`arena.league.stored_relaxed`; raw, from the store's
+    league config), else empty: the dashboard says so above the tables as the CLI leaderboard does."""
 
     @property
     def labels(self) -> dict[int, str]:
@@ -414,7 +418,8 @@ class StoreReader:
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
                         queries.count_games(store, league.id, scope), rows, games, self._h2h,
                         self.trends.complete(store, league.id), "" if store.has_history else NO_HISTORY,
-                        queries.count_provisional(store, league.id) if store.has_history else 0)
+                        queries.count_provisional(store, league.id) if store.has_history else 0,
+                        relaxed=stored_relaxed(league.config))
 
     _elo_for: tuple[Any, ...] = ()
     _elo: dict[int, tuple[float, float, float, int]] = {}  # noqa: RUF012 - replaced, never mutated

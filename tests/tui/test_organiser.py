@@ -381,3 +381,56 @@ async def test_the_bot_detail_shows_the_rating_s_uncertainty(store_file: Path) -
         await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
         text = " ".join(str(w.render()) for w in app.screen.query(Static))
         assert "σ 3.54" in text and "(95%), rank 1" in text and "tied group g" in text, text
+
+
+async def test_the_status_line_shows_the_games_in_flight_not_the_concurrency(fixture_store: Fixture) -> None:
+    """Issue 18 §3: the running league's line said "up to N at once" (its concurrency); it says how many games
+    are being played now, and follows the runner's live count without waiting for a game to end."""
+    from leaderboards import lock
+
+    from arena.progress import Reporter
+    fixture_store.close()
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        status = app.query_one("#status", Static)
+        flying = [3]
+        with lock.acquire(fixture_store.path):  # as `arena league run` holds it
+            reporter = Reporter("league demo", quiet=True, sidecar=fixture_store.path, concurrency=4)
+            reporter.playing = lambda: flying[0]  # (run_league keeps RunSummary.in_flight live; the command reads it)
+            reporter.start(40)
+            reporter.advance(12)
+            await wait_for(pilot, lambda: "3 games in flight" in str(status.render()))
+            assert "up to 4" not in str(status.render())
+            flying[0] = 1  # the tail of the league: no game ends, the count still follows
+            await wait_for(pilot, lambda: "1 game in flight" in str(status.render()))
+            reporter.stop()
+        await wait_for(pilot, lambda: "league run" not in str(status.render()))
+
+
+async def test_a_league_that_relaxed_the_sandbox_says_so_above_its_leaderboard(tmp_path: Path) -> None:
+    """Issue 13 §1: `arena leaderboard` says SANDBOX RELAXED; the dashboard did not. The reasons come from the
+    store and are shown escaped (no markup, no escape sequence reaches the terminal)."""
+    from leaderboards.store import Store
+
+    from arena.limits import Limits
+    path = tmp_path / "arena.sqlite"
+    with Store.open(path, create=True) as store:
+        lg = store.ensure_league("lab", {"games": ["nim"], "limits": Limits(debug=True).to_dict(),
+                                         "sandbox_relaxed": ["limits: debug = true [b]x[/b] \x1b[2J"]})
+        store.upsert_bot(lg.id, "alpha", origin="config", spec="random")
+    app = ArenaApp(path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        banner = app.query_one("#relaxed", Static)
+        assert banner.display
+        shown_text = str(banner.render())
+        assert "SANDBOX RELAXED" in shown_text and "debug = true [b]x[/b] \\x1b[2J" in shown_text
+        assert "\x1b" not in shown_text
+
+
+async def test_a_league_with_the_full_sandbox_shows_no_relaxed_banner(store_file: Path) -> None:
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        assert not app.query_one("#relaxed", Static).display
