@@ -28,6 +28,29 @@ def seat_style(seat: int) -> str:
 Names = Sequence[str] | None
 
 
+LAST = "on yellow"
+"""Added to the style of what the last move changed. A replay adds to the observation it draws ``last_action``
+(the action that led here), ``last_player`` (who made it; CHANCE for a chance outcome) and ``last_move`` (its
+name, as the game names it); each game's board marks what that move changed."""
+
+
+def last_move(obs: Observation, names: Names = None) -> Text:
+    """``last move: alice: take 3`` (highlighted) under a board drawn in a replay, else nothing."""
+    label = obs.get("last_move")
+    if not isinstance(label, str):
+        return Text("")
+    player = obs.get("last_player")
+    who = "chance" if player == CHANCE else names[player] if isinstance(player, int) and names and \
+        0 <= player < len(names) else f"player {player}"
+    return Text.assemble("last move: ", (f"{who}: {label}", f"bold {LAST}"), "\n")
+
+
+def last_mover(obs: Observation) -> int | None:
+    """The seat that made the last move, None without one (not a replay, or a chance outcome)."""
+    player = obs.get("last_player")
+    return player if isinstance(player, int) and player >= 0 and "last_action" in obs else None
+
+
 def to_move(obs: Observation, names: Names = None, marks: Names = None, styles: Names = None) -> Text:
     """The status line under every board: who moves (its name and its mark on the board), chance, or game over."""
     player = obs.get("current_player")

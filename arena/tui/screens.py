@@ -104,8 +104,10 @@ class ReplayScreen(Screen[None]):
 
     def refresh_view(self) -> None:
         obs = self.replay.observation(self.step)
-        if self.step > 0:  # the board can highlight the move that led here (Hex does)
-            obs = {**obs, "last_action": self.replay.history[self.step - 1]}
+        move = self.replay.move(self.step)
+        if move is not None:  # every game's board marks what the move that led here changed (games.board.LAST)
+            obs = {**obs, "last_action": self.replay.history[self.step - 1], "last_player": move[0],
+                   "last_move": move[1]}
         self.query_one("#board", Static).update(boards.render(self.replay.game_name, obs, self.data.players))
         self.query_one("#moves", Static).update(self._side_panel())
 

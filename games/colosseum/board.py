@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from games.board import DIM, Names, Observation, seat_style, to_move
+from games.board import DIM, LAST, Names, Observation, last_move, last_mover, seat_style, to_move
 
 UP, RIGHT, DOWN, LEFT = range(4)
 _JUNCTIONS = {  # (up, right, down, left) -> box-drawing character
@@ -20,6 +20,7 @@ def render_colosseum(obs: Observation, names: Names = None) -> Text:
     size = int(obs["size"])
     walls = obs["walls"]
     where = {(int(p[0]), int(p[1])): seat for seat, p in enumerate(obs["positions"])}
+    moved = divmod(int(obs["last_action"]) // 4, size) if last_mover(obs) is not None else None
 
     def horizontal(i: int, j: int) -> bool:  # the edge above row i (below row i-1), column j
         if not 0 <= j < size:
@@ -48,7 +49,8 @@ def render_colosseum(obs: Observation, names: Names = None) -> Text:
                 if seat is None:
                     out.append("   ")
                 else:
-                    out.append(f" {COLOSSEUM_MARKS[seat % 2]} ", style=f"{seat_style(seat)} reverse")
+                    out.append(f" {COLOSSEUM_MARKS[seat % 2]} ", style=f"{seat_style(seat)} " +
+                               (f"bold {LAST}" if (i, j) == moved else "reverse"))
         out.append("\n")
     out.append(f"max step {obs.get('max_step', '?')}", style=DIM)
     scores = obs.get("scores")
@@ -57,5 +59,6 @@ def render_colosseum(obs: Observation, names: Names = None) -> Text:
         for seat, score in enumerate(scores):
             out.append(f"{COLOSSEUM_MARKS[seat % 2]} {score} ", style=seat_style(seat))
     out.append("\n")
+    out.append_text(last_move(obs, names or COLOSSEUM_MARKS))
     out.append_text(to_move(obs, names or COLOSSEUM_MARKS, COLOSSEUM_MARKS if names else None))
     return out

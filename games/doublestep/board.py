@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from games.board import DIM, Names, Observation, seat_style, to_move
+from games.board import DIM, LAST, Names, Observation, last_move, last_mover, seat_style, to_move
 
 LANE_MAX_CELLS = 30
 """Longer lanes are drawn to scale in this many cells."""
@@ -23,7 +23,7 @@ def render_doublestep(obs: Observation, names: Names = None) -> Text:
         out.append(f"{labels[seat]:<{pad}} ", style=seat_style(seat))
         for i in range(cells + 1):
             if i == at:
-                out.append("●", style=seat_style(seat))
+                out.append("●", style=seat_style(seat) + (f" {LAST}" if seat == last_mover(obs) else ""))
             elif i == cells:
                 out.append("⚑", style="bold")
             else:
@@ -32,5 +32,6 @@ def render_doublestep(obs: Observation, names: Names = None) -> Text:
                 out.append(" ")
         out.append(f"  {pos}/{length}", style="bold" if pos >= length else "")
         out.append("\n")
+    out.append_text(last_move(obs, names))
     out.append_text(to_move(obs, names))
     return out

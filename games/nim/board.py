@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from games.board import DIM, Names, Observation, seat_style, to_move
+from games.board import DIM, LAST, Names, Observation, last_move, last_mover, seat_style, to_move
 
 NIM_MAX_DRAWN = 200
 """Counters drawn one by one; a larger pile is shown as a number plus the first NIM_MAX_DRAWN."""
@@ -24,11 +24,16 @@ def render_nim(obs: Observation, names: Names = None, width: int = 50) -> Text:
     per_line = max(1, (width + 1) // 6)
     for i in range(0, len(groups), per_line):
         out.append(" ".join(groups[i:i + per_line]) + "\n", style="cyan")
+    taken = int(obs["last_action"]) if last_mover(obs) is not None else 0  # a bot's take (not the coin)
+    if 0 < taken <= NIM_MAX_DRAWN:
+        out.append("○" * taken, style=f"{seat_style(last_mover(obs) or 0)} {LAST}")
+        out.append(" taken\n", style=DIM)
     if pile > drawn:
         out.append(f"... and {pile - drawn} more\n", style=DIM)
     if pile == 0:
         out.append("(empty)\n", style=DIM)
     if obs.get("coin_pending"):
         out.append("coin flip pending\n", style="italic")
+    out.append_text(last_move(obs, names))
     out.append_text(to_move(obs, names))
     return out

@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.text import Text
 
-from games.board import DIM, SEAT_NAMES, SEAT_STYLES, Names, Observation, to_move
-from games.sorry.naming import HOME, SAFETY0, START
+from games.board import DIM, LAST, SEAT_NAMES, SEAT_STYLES, Names, Observation, last_move, last_mover, to_move
+from games.sorry.naming import BACK, FWD, HOME, SAFETY0, SPLIT, START, SWAP, SORRY, decode_split
 from games.sorry.render import HOME_CELLS, SAFETY_CELLS, START_CELLS, ring_cell
 
 SORRY_START, SORRY_HOME, SORRY_SAFETY = START, HOME, SAFETY0
@@ -36,10 +36,26 @@ def sorry_layout() -> dict[str, Any]:
 _LAYOUT = sorry_layout()
 
 
+def moved_pawns(obs: Observation) -> set[tuple[int, int]]:
+    """(seat, pawn) of the pawns the last move named (forward, back, split, swap); empty otherwise."""
+    seat, action = last_mover(obs), obs.get("last_action")
+    if seat is None or not isinstance(action, int):
+        return set()
+    if FWD <= action < SPLIT:
+        return {(seat, (action - FWD) % 4)}
+    if SPLIT <= action < SWAP:
+        first, _, second = decode_split(action)
+        return {(seat, first), (seat, second)}
+    if SWAP <= action < SORRY:
+        return {(seat, (action - SWAP) >> 4)}
+    return set()
+
+
 def render_sorry(obs: Observation, names: Names = None) -> Text:
     """The 60-square ring with slides, each colour's safety zone, START (S) and HOME (H) counts, the card."""
     pawns = [[int(p) for p in seat] for seat in obs["pawns"]]
     colours = sorry_colours(obs)
+    moved = moved_pawns(obs)
     grid: dict[tuple[int, int], tuple[str, str]] = {}
     for tri, end, colour in SLIDES:  # slides first: pawns drawn later cover them
         for sq in range(tri, end + 1):
@@ -62,10 +78,11 @@ def render_sorry(obs: Observation, names: Names = None) -> Text:
         grid[_LAYOUT["start"][colour]] = (f"S{at_start}", style if at_start else f"{style} dim")
         grid[_LAYOUT["home"][colour]] = (f"H{at_home}", style if at_home else f"{style} dim")
         for index, p in enumerate(seat_pawns):
+            look = f"{style} {LAST}" if (seat, index) in moved else f"{style} reverse"
             if 0 <= p < 60:
-                grid[ring_cell(p)] = (f"{letter}{index + 1}", f"{style} reverse")
+                grid[ring_cell(p)] = (f"{letter}{index + 1}", look)
             elif SORRY_SAFETY <= p < SORRY_HOME:
-                grid[_LAYOUT["safety"][colour][p - SORRY_SAFETY]] = (f"{letter}{index + 1}", f"{style} reverse")
+                grid[_LAYOUT["safety"][colour][p - SORRY_SAFETY]] = (f"{letter}{index + 1}", look)
     out = Text()
     for r in range(16):
         for c in range(16):
@@ -82,6 +99,7 @@ def render_sorry(obs: Observation, names: Names = None) -> Text:
         out.append(f"   {left} left in the pile", style=DIM)
     out.append("\n")
     colour_names = [SEAT_NAMES[c] for c in colours]
+    out.append_text(last_move(obs, names or colour_names))
     out.append_text(to_move(obs, names or colour_names, colour_names if names else None,
                              [SEAT_STYLES[c] for c in colours]))
     return out

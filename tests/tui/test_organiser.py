@@ -1,8 +1,11 @@
 """The dashboard says what is so (issue 18 §3), driven with Textual's Pilot on the test store."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Static, TabbedContent
 
 from arena.tui.app import ArenaApp
@@ -434,3 +437,66 @@ async def test_a_league_with_the_full_sandbox_shows_no_relaxed_banner(store_file
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None)
         assert not app.query_one("#relaxed", Static).display
+
+
+def _history_until(spec: str, wanted: Callable[[int, int], bool], seed: int = 3) -> list[int]:
+    """A legal seeded random history of ``spec`` that ends with the first bot move ``wanted(action, seat)``."""
+    import random
+
+    import games
+    state, rng, history = games.load(spec).new_initial_state(), random.Random(seed), []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes())
+            action = rng.choices(outcomes, weights)[0]
+        else:
+            action = rng.choice(list(state.legal_actions()))
+        seat = state.current_player()
+        state.apply_action(action)
+        history.append(action)
+        if seat >= 0 and wanted(action, seat):
+            return history
+    raise AssertionError(f"no such move in a random {spec} game (seed {seed})")
+
+
+def _sorry_pawn_move(action: int, seat: int) -> bool:
+    from games.sorry.naming import FWD, SPLIT
+    return FWD <= action < SPLIT  # a pawn forward or back: the board marks that pawn
+
+
+@pytest.mark.parametrize(("spec", "wanted", "mark"), [
+    ("nim", lambda a, s: a >= 2, lambda a, s: "○" * a),  # the counters taken, drawn hollow
+    ("doublestep", lambda a, s: s == 1, lambda a, s: "●"),  # seat 1's stone, in its lane (the second)
+    ("colosseum(size=5)", lambda a, s: True, lambda a, s: f" {'AB'[s]} "),  # the mover's mark, where it went
+    ("sorry", _sorry_pawn_move, lambda a, s: "RBYG"[s] + str((a - 15) % 4 + 1)),  # the pawn moved (seat = colour)
+])
+async def test_every_game_s_replay_marks_the_last_move(store_file: Path, spec: str, wanted: Any, mark: Any) -> None:
+    """Issue 18 §3: "the last move highlighted" was Hex's only; every game's board now marks what the move that
+    led to the shown position changed, and names it under the board."""
+    from arena.tui.data import ReplayData
+    from arena.tui.replay import Replay
+    from arena.tui.screens import ReplayScreen
+    history = _history_until(spec, wanted)
+    seat = Replay(spec, history).move(len(history))[0]
+    names = ["alice", "bob", "carol", "dave"][:4 if spec == "sorry" else 2]
+    data = ReplayData(7, spec, history, names, [0.0] * len(names), ["normal"] * len(names), [],
+                      [0.01] * len(history), len(history))
+    app = ArenaApp(store_file, poll_interval=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        app.push_screen(ReplayScreen(data, Replay(data.spec, history)))
+        await pilot.pause()
+        await pilot.press("end")
+        board = app.screen.query_one("#board", Static).render()
+        below = board.plain.index("last move: ")
+        marked = [board.plain[sp.start:sp.end] for sp in board.spans if "on ansi_yellow" in str(sp.style) and
+                  sp.end <= below]  # highlighted on the board itself
+        assert marked == [mark(history[-1], seat)]
+        if spec == "doublestep":  # in the second lane: the one of seat 1, who moved
+            lane = board.plain[:below].splitlines()[1]
+            stone = next(sp for sp in board.spans if "on ansi_yellow" in str(sp.style) and sp.end <= below)
+            assert board.plain.index(lane) <= stone.start < board.plain.index(lane) + len(lane)
+        assert f"last move: {names[seat]}: " in board.plain
+        await pilot.press("home")  # the start: no move led here, nothing is marked
+        board = app.screen.query_one("#board", Static).render()
+        assert "last move" not in board.plain and not [sp for sp in board.spans if "on ansi_yellow" in str(sp.style)]
