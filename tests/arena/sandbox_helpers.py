@@ -6,6 +6,7 @@ import shutil
 import time
 from pathlib import Path
 
+from arena.errors import MachineOverloadedError
 from arena.limits import Limits
 from arena.records import GameRecord
 from arena.referee import play_game
@@ -77,10 +78,22 @@ def assert_nothing_left(record: GameRecord) -> None:
     assert not cgroups.groups_of(os.getpid()), f"cgroups left after the game: {cgroups.groups_of(os.getpid())}"
 
 
+# A hostile test is about the bot, not about a loaded machine: a game the referee abandoned because other work
+# starved the bot (tests/arena/test_time_fairness.py covers that rule) is played again, at most this many times.
+OVERLOAD_ATTEMPTS = 3
+
+
 def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: str = "nim", seed: int = 1,
          **kw: object) -> GameRecord:
     """The hostile bot in seat 0 against a built-in opponent; checks that nothing is left afterwards."""
-    record = play_game(game, [bot_path, opponent], seed, limits, **kw)
+    for attempt in range(OVERLOAD_ATTEMPTS):
+        try:
+            record = play_game(game, [bot_path, opponent], seed, limits, **kw)
+            break
+        except MachineOverloadedError as exc:  # the referee rightly judged no one: other work starved the bot
+            if attempt == OVERLOAD_ATTEMPTS - 1:
+                raise
+            print(f"machine overloaded, the game is played again: {exc}")
     assert_nothing_left(record)
     if IS_ROOT:  # a green run must never come from root walking through a check
         assert all(u not in (0, None) for u in record.info["bot_uids"]), record.info["bot_uids"]
