@@ -6,10 +6,15 @@ else; errors are one line on stderr that says what to do.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
 import click
+
+from arena.errors import ArenaError, ConfigError
+from arena.text import shown  # messages quote names and paths from the user's files: shown literally
+from games.errors import GameSpecError
 
 # command name -> "module:attribute" of a click.Command. Keep this list sorted by how often it is used.
 COMMANDS: dict[str, str] = {
@@ -61,16 +66,12 @@ def cli() -> None:
 
 
 def _usage_exit(message: str) -> None:
-    from arena.text import shown  # messages quote names and paths from the user's files: shown literally
     click.echo(f"arena: error: {shown(message)}", err=True)
     sys.exit(2)
 
 
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the ``arena`` console script."""
-    from arena.errors import ArenaError, ConfigError
-    from games.errors import GameSpecError
-
     try:
         return cli.main(args=argv, prog_name="arena", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
@@ -91,16 +92,13 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("arena: interrupted", err=True)
         sys.exit(130)
     except ArenaError as exc:
-        from arena.text import shown
         click.echo(f"arena: {shown(exc)}", err=True)
         sys.exit(1)
     except BrokenPipeError:
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback, unless asked for
-        import os
         if os.environ.get("ARENA_DEBUG"):
             raise
-        from arena.text import shown
         click.echo(f"arena: internal error: {type(exc).__name__}: {shown(str(exc).splitlines()[0] if str(exc) else '')}"
                    " (set ARENA_DEBUG=1 for the traceback and please report it)", err=True)
         sys.exit(1)

@@ -26,6 +26,7 @@ import os
 import random
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
@@ -174,7 +175,7 @@ def agent_bot(agent: str, entry_file: str) -> type:
         def __init__(self, game: Any, seat: int, seed: int) -> None:
             if getattr(game, "name", None) != "colosseum":
                 raise ValueError(f"a COMP424 agent plays colosseum, not {game}")
-            import numpy as np
+            import numpy as np  # start-up: numpy only for this view
             random.seed(seed)  # course agents draw from the global generators: seeded per bot, reproducible
             np.random.seed(seed % 2**32)
             if root not in sys.path:
@@ -185,7 +186,7 @@ def agent_bot(agent: str, entry_file: str) -> type:
             self.agent = _find_agent(root, agent)()
 
         def step(self, state: Any, limit: Any) -> Any:
-            from games.colosseum.arrays import chess_board
+            from games.colosseum.arrays import chess_board  # start-up: numpy only for this view
             size = state.size
             mine, theirs = (tuple(p) for p in (state.positions()[self.seat], state.positions()[1 - self.seat]))
             try:
@@ -201,7 +202,7 @@ def agent_bot(agent: str, entry_file: str) -> type:
 def to_action(answer: Any, size: int) -> int | str:
     """The arena action for a course answer ``((r, c), dir)``, or a string saying why it is not one (which
     the referee records as the bot's illegal answer)."""
-    import numpy as np
+    import numpy as np  # start-up: numpy only for this view
     try:
         (r, c), d = answer
         r, c, d = (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else None
@@ -224,7 +225,6 @@ def check_entry(base: Any, file: str | None, entry: str | None, games: Any) -> A
         ValueError: no ``file``, a missing path, an ``entry`` (arena writes the entry), or a game that is not
             colosseum.
     """
-    from pathlib import Path
     if file is None:
         raise ValueError('format = "comp424" needs file = "the course checkout or hand-in folder"')
     if entry is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+import games as games_pkg
 from arena.errors import ConfigError
 from arena.league_schema import (
     DEFAULT_PROBATION_AFTER,
@@ -25,6 +26,7 @@ from arena.limits import Limits
 from arena.openings import OpeningBook, check_book, read_book
 from arena.schema import explain, show
 from arena.text import name_problem, quoted
+from bots.registry import bot_class, parse_bot_spec
 from games.errors import GameSpecError
 
 if sys.version_info >= (3, 11):
@@ -96,7 +98,6 @@ class LeagueConfig:
     path: Path | None = None
 
     def seats(self, game: str) -> int:
-        import games as games_pkg
         return games_pkg.load(game).num_players()
 
     def relaxed(self) -> list[str]:
@@ -162,8 +163,6 @@ def load_config(path: str | Path) -> LeagueConfig:
 def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "league",
                  path: Path | None = None) -> LeagueConfig:
     """Validates a parsed league table (see :func:`load_config`)."""
-    import games as games_pkg
-
     def fail(msg: str) -> ConfigError:
         return ConfigError(f"{where}: {msg}")
 
@@ -275,8 +274,6 @@ def _ranking_keys(top: LeagueFile, bots: list[BotEntry], specs: list[str], seat_
 
 
 def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list[BotEntry]:
-    import games as games_pkg
-    from bots.registry import bot_class, parse_bot_spec
 
     entries: list[BotEntry] = []
     for i, item in enumerate(raw):
@@ -352,7 +349,6 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
 
 
 def _game_identity(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
-    import games as games_pkg
     try:
         game = games_pkg.load(spec)
     except (GameSpecError, ImportError):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import games as games_pkg
 from arena.errors import ConfigError
 
 
@@ -45,7 +46,6 @@ class OpeningBook:
 
 def seeded(game: str, seed: int) -> Any:
     """The game as the referee plays it with ``seed`` (its seed parameter set)."""
-    import games as games_pkg
     g = games_pkg.load(game)
     return g.with_params(seed=seed) if "seed" in g.params else g
 
@@ -102,7 +102,6 @@ def check_book(book: OpeningBook, game: str) -> None:
         ConfigError: naming the line and the action that is illegal (or that ends the game).
     """
     for number, line in enumerate(book.lines, 1):
-        import games as games_pkg
         state = games_pkg.load(game).new_initial_state()
         for action in line:
             if state.is_terminal() or state.current_player() < 0 or action not in state.legal_actions():

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+import games as games_pkg
 from bots.openspiel_bots import wrap
 from games.openspiel import import_pyspiel
 
@@ -84,7 +85,6 @@ def _game_type(pyspiel: Any, name: str, cls: Any) -> Any:
 
 
 def _make_classes(pyspiel: Any, name: str) -> tuple[Any, type]:
-    import games as games_pkg
     cls = games_pkg.game_class(name)
     game_type = _game_type(pyspiel, name, cls)
     given_by_default = _spec_params(cls)

@@ -25,7 +25,7 @@ SIDECAR_EVERY = 1.0
 
 def read_progress(db: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The progress the league runner holding ``db``'s lock last noted (None without a readable one)."""
-    from leaderboards import lock
+    from leaderboards import lock  # start-up: the store only when a sidecar or lock is read
     try:
         data = json.loads(lock.read_note(db) or "null")
     except ValueError:
@@ -188,7 +188,7 @@ class Reporter:
         """Notes done/total/rate/ETA in the store's lock file for the dashboard (leaderboards.lock.write_note)."""
         if self.sidecar is None or (not force and self.clock() - self._last_write < SIDECAR_EVERY):
             return
-        from leaderboards import lock
+        from leaderboards import lock  # start-up: the store only when a sidecar or lock is read
         self._last_write = self.clock()
         lock.write_note(self.sidecar, json.dumps({
             "label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
@@ -211,7 +211,7 @@ class Reporter:
         if self._bar is not None:
             self._bar.update(self._job, total=self.total)
             return
-        from rich.console import Console
+        from rich.console import Console  # start-up: rich only when printing
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                    TimeRemainingColumn)
         console = Console(file=self.stream, force_terminal=True)

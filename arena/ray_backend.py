@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import logging
 import math
 import os
 import socket
@@ -32,7 +33,11 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+import arena
+import games
 from arena.errors import ArenaError, ConfigError
+from arena.limits import Limits
+from arena.snapshot import pack, scoped_root, unpack
 from arena.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
 
 RETRIES = 2
@@ -54,7 +59,7 @@ class VersionSkewError(ArenaError):
 
 def _ray() -> Any:
     try:
-        import ray
+        import ray  # optional: ray
     except ImportError:
         raise ConfigError('the ray backend needs Ray: pip install "arena[ray]" (or "ray[default]")') from None
     return ray
@@ -65,7 +70,6 @@ def _ray() -> Any:
 def identity() -> tuple[str, str]:
     """(version, build) of the arena this process imports: the version with the Python it runs on, and a hash
     of every source and compiled module of arena's packages (computed once per process)."""
-    import arena
     digest = hashlib.sha256()
     for package in _PACKAGES:
         top = Path(__import__(package).__file__).parent
@@ -97,10 +101,10 @@ def _token_auth() -> None:
     if "RAY_AUTH_MODE" in os.environ:
         return
     try:
+        # optional: ray
         from ray._private.authentication.authentication_token_setup import maybe_enable_token_auth_if_token_available
     except ImportError:  # a Ray without token authentication
         return
-    import logging
     quiet = logging.getLogger("ray._private.authentication.authentication_token_setup")
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # ("token authentication is enabled": what the user asked for)
@@ -147,7 +151,6 @@ def connect(address: str | None) -> bool:
         return False
     target = address or os.environ.get("RAY_ADDRESS") or None
     _token_auth()
-    import logging
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
     if target:
         kwargs["address"] = target  # an existing cluster: its resources are its own (no num_cpus)
@@ -184,7 +187,7 @@ def check_nodes(ray: Any) -> None:
     Raises:
         VersionSkewError: naming the node, its version and build, and the driver's.
     """
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # optional: ray
     probe = ray.remote(num_cpus=0, max_retries=1)(_node_identity)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
@@ -280,7 +283,6 @@ class RayBackend:
     def _submit(self, games: list[Task]) -> Any:
         """Submits one batch: tasks without their snapshots, and the snapshots' refs as arguments (Ray fetches them
         to the node that runs the task)."""
-        from arena.snapshot import pack
         digests: list[str] = []
         for task in games:
             for digest, snapshot in task.files.items():
@@ -315,7 +317,6 @@ def _why(exc: BaseException) -> str:
 def game_bound(task: Task) -> float:
     """Seconds one game may take at most: each seat's first move, then the game's longest play at the move time
     (twice over for the referee's own work); infinite without time limits or a known maximum length."""
-    from arena.limits import Limits
     limits = Limits.from_dict(task.limits)
     moves = _max_moves(task.game)
     if limits.debug or moves is None:
@@ -325,7 +326,6 @@ def game_bound(task: Task) -> float:
 
 @functools.lru_cache(maxsize=256)
 def _max_moves(spec: str) -> int | None:
-    import games
     try:
         return int(games.load(spec).max_game_length())
     except NotImplementedError:
@@ -337,7 +337,6 @@ def _play_remote(driver: tuple[str, str], games: list[Task], digests: list[str],
     """One batch of games on a Ray worker (a refusal string if it runs another arena than the driver). Each
     snapshot is checked against its digest and written into a private directory of this task (never a path derived
     from the worker's or the driver's directory), removed when the task ends: a long-lived worker keeps nothing."""
-    from arena.snapshot import scoped_root, unpack
     problem = skew(identity(), driver, f"Ray worker on {socket.gethostname()}")
     if problem:
         return problem

@@ -81,7 +81,7 @@ def text(value: object, style: str = "", *, lines: bool = False) -> Text:
 
 def markup(value: object) -> str:
     """:func:`shown`, escaped for a place that Rich parses as markup (a progress bar's description)."""
-    from rich.markup import escape
+    from rich.markup import escape  # start-up: rich only when printing
     return escape(shown(value))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar
 
 from bots.base import BaseBot, Limit, think_time
+from games.errors import GameSpecError
 from games.spec import Param
 
 
@@ -21,13 +22,12 @@ def pyspiel_game(game: Any) -> Any:
     twin = getattr(game, "openspiel_twin", lambda: None)()
     if twin is None:
         return None
-    from games.openspiel import import_pyspiel
+    from games.openspiel import import_pyspiel  # optional: open_spiel
     return import_pyspiel().load_game(twin)
 
 
 def _no_twin(game: Any, params: dict[str, Any]) -> str | None:
-    from games.errors import GameSpecError
-    from games.openspiel import import_pyspiel
+    from games.openspiel import import_pyspiel  # optional: open_spiel
     try:
         import_pyspiel()
     except GameSpecError as exc:  # refused where the bot is named, not in its process
@@ -77,7 +77,7 @@ class OpenSpielRandomBot(OpenSpielBot):
     name: ClassVar[str] = "openspiel:random"
 
     def make(self, game: Any, seat: int, seed: int) -> Any:
-        import pyspiel
+        import pyspiel  # optional: open_spiel
         return pyspiel.make_uniform_random_bot(seat, seed)
 
 
@@ -94,7 +94,7 @@ class OpenSpielMCTSBot(OpenSpielBot):
     }
 
     def make(self, game: Any, seat: int, seed: int) -> Any:
-        import pyspiel
+        import pyspiel  # optional: open_spiel
         p = {k: self.options.get(k, spec.default) for k, spec in self.params.items()}
         self._args = (game, pyspiel.RandomRolloutEvaluator(p["rollout_count"], seed), p["uct_c"],
                       p["max_simulations"], p["max_memory_mb"], p["solve"], seed, False)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import games
+from bots.openspiel_bots import OpenSpielRandomBot
 
 HERE = Path(__file__).resolve()
 
@@ -46,7 +47,7 @@ def _timed(fn: Callable[[], Any], n: int) -> float:
 
 
 def state_api(quick: bool) -> list[tuple[str, float]]:
-    import pyspiel
+    import pyspiel  # optional: open_spiel
 
     from arena.openspiel import register
     register(("hex",))
@@ -67,8 +68,7 @@ def state_api(quick: bool) -> list[tuple[str, float]]:
 
 
 def bot_views(quick: bool) -> list[tuple[str, float]]:
-    from arena.comp424 import to_action
-    from bots.openspiel_bots import OpenSpielRandomBot
+    from arena.comp424 import to_action  # start-up: the COMP 424 adapter only when used
     from games.colosseum.arrays import chess_board
     n = 2000 if quick else 10000
     col = games.load("colosseum(size=12,seed=1)").new_initial_state()
@@ -93,7 +93,7 @@ def bot_views(quick: bool) -> list[tuple[str, float]]:
 
 
 def sandboxed(quick: bool) -> list[tuple[str, float]]:
-    from arena.comp424 import take_agent
+    from arena.comp424 import take_agent  # start-up: pydantic only when limits are built
     from arena.limits import Limits
     from arena.referee import play_game
     checkout = HERE.parents[2] / "tests" / "fixtures" / "comp424" / "checkout"

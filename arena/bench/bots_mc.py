@@ -12,11 +12,16 @@ Records:
 from __future__ import annotations
 
 import random
+import time
 from typing import Any, Callable, Iterator
 
+import bots
 import games
 from arena.bench import Record, cost, interleaved, median_time, rate
+from arena.play import play
 from bots.base import Limit
+from bots.flat_mc import FlatMCBot
+from bots.nested_mc import NestedMCBot
 
 SUITE = "bots"
 
@@ -100,7 +105,6 @@ def choice_point(spec: str, seed: int = 0) -> Any:
 
 # ----- the measurements -------------------------------------------------------------------------------------
 def _mc_record(spec: str, n_c: int, n_py: int, repeats: int) -> Record | None:
-    from bots.flat_mc import FlatMCBot
 
     try:
         root = choice_point(spec)
@@ -117,7 +121,6 @@ def _mc_record(spec: str, n_c: int, n_py: int, repeats: int) -> Record | None:
 
 
 def _hmc_record(n: int) -> Record:
-    from bots.nested_mc import NestedMCBot
 
     game = games.load("doublestep")
     root = game.new_initial_state()
@@ -145,10 +148,6 @@ def move_times(spec: str, bot_spec: str, limit: float, moves: int, seed: int = 0
     """Wall seconds of ``bot_spec`` answering ``moves`` times under ``limit`` per move, timed as the
     in-process referee times it (state clone included), at positions of seeded random games where the
     player to move has at least two actions (forced moves answer at once and would flatter the worst case)."""
-    import time
-
-    import bots
-
     rng = random.Random(seed)
     times: list[float] = []
     game = games.load(spec)
@@ -207,9 +206,6 @@ RAFIQ: dict[str, tuple[str, str, list[int]]] = {
 
 def seat0_wins(spec: str, bot0: str, bot1: str, n_games: int, seed: int = 0) -> float:
     """Fraction of ``n_games`` won by seat 0 (``bot0`` moves first)."""
-    import bots
-    from arena.play import play
-
     game = games.load(spec)
     wins = 0
     for i in range(n_games):

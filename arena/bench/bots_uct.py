@@ -15,12 +15,16 @@ Records (all measured side by side in the same run):
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import bots
+import games
 from arena.bench import Record, cost, interleaved, rate
+from arena.play import play
 from bots.base import Limit
 
 SUITE = "bots"
@@ -28,17 +32,15 @@ OPENSPIEL = "OpenSpiel C++ MCTSBot"
 
 
 def _openspiel_bot(game: Any, simulations: int, seed: int, seconds: float = -1.0) -> Any:
-    import pyspiel
+    import pyspiel  # optional: open_spiel
     return pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 1.4, simulations, 1000, False, seed,
                            False, pyspiel.ChildSelectionPolicy.UCT, seconds)
 
 
 def simulation_rates(size: int, simulations: int, repeats: int) -> tuple[float, float]:
     """(ours, OpenSpiel's) simulations per second for one search from the empty Hex board."""
-    import pyspiel
+    import pyspiel  # optional: open_spiel
 
-    import bots
-    import games
     game = games.load(f"hex(size={size})")
     ogame = pyspiel.load_game(f"hex(board_size={size})")
     ours = bots.make(f"uct(iterations={simulations},expand=one,c=1.4)", game, 0, 1)
@@ -55,10 +57,8 @@ def play_openspiel(size: int, seconds: float, uct_seat: int, seed: int, spec: st
     Returns (uct's return, the slowest uct move in seconds). Both engines get every move, and their
     results are checked against each other at the end.
     """
-    import pyspiel
+    import pyspiel  # optional: open_spiel
 
-    import bots
-    import games
     game = games.load(f"hex(size={size})")
     ogame = pyspiel.load_game(f"hex(board_size={size})")
     ours = bots.make(spec, game, uct_seat, seed)
@@ -93,9 +93,6 @@ def strength(games_per_seat: int, seconds: float = 0.1, spec: str = "uct") -> tu
 
 def versus_mc(spec: str, n_games: int, seconds: float = 0.1) -> float:
     """``spec``'s win rate against ``mc(n=0)`` on Hex 7x7 at ``seconds`` per move, seats alternated."""
-    import bots
-    import games
-    from arena.play import play
     game = games.load("hex(size=7)")
     wins = 0
     for i in range(n_games):
@@ -108,10 +105,6 @@ def versus_mc(spec: str, n_games: int, seconds: float = 0.1) -> float:
 
 def determinized_move_time(positions: int, seed: int = 7) -> float:
     """Median seconds of one determinized(d=25,s=100) move over positions of a random 4-player Sorry! game."""
-    import random
-
-    import bots
-    import games
     game = games.load("sorry(players=4)")
     rng = random.Random(seed)
     state = game.new_initial_state()
@@ -137,10 +130,6 @@ def determinized_move_time(positions: int, seed: int = 7) -> float:
 
 def slowest_move(spec: str, game_spec: str, moves: int, seconds: float = 2.0, seed: int = 3) -> float:
     """The slowest of ``moves`` time-limited moves of ``spec`` playing against random (wall clock of step)."""
-    import random
-
-    import bots
-    import games
     game = games.load(game_spec)
     rng = random.Random(seed)
     state = game.new_initial_state()

@@ -7,6 +7,8 @@ from typing import Callable, Iterator
 import games
 from arena.bench import Record, interleaved, rate
 from games._core import playouts
+from games.doublestep import reference as ds_ref
+from games.nim import reference as nim_ref
 
 SUITE = "games"
 
@@ -23,8 +25,6 @@ def _pair(name: str, spec: str, reference: Callable[[int], object], n_c: int, n_
 
 
 def run(quick: bool = False) -> Iterator[Record]:
-    from games.doublestep import reference as ds_ref
-    from games.nim import reference as nim_ref
 
     reps = 3 if quick else 5
     scale = 1 if quick else 2

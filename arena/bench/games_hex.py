@@ -32,7 +32,7 @@ COUNTS_7 = {"moves": 100_000, "fill": 300_000, "spiel_cpp": 8_000, "spiel_py": 1
 def _spiel_cpp(size: int, n: int) -> Callable[[], object] | None:
     """``n`` OpenSpiel C++ random rollouts from the empty board, in one call into C++."""
     try:
-        import pyspiel
+        import pyspiel  # optional: open_spiel
     except ImportError:
         return None
     game = pyspiel.load_game(f"hex(board_size={size})")
@@ -48,7 +48,7 @@ def _spiel_cpp(size: int, n: int) -> Callable[[], object] | None:
 def _spiel_py(size: int, n: int) -> Callable[[], object] | None:
     """``n`` random games of OpenSpiel's Hex, one Python call per move."""
     try:
-        import pyspiel
+        import pyspiel  # optional: open_spiel
     except ImportError:
         return None
     game = pyspiel.load_game(f"hex(board_size={size})")

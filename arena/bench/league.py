@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena.bench import Record, rate
 from arena.league import LeagueConfig, parse_config
+from arena.ray_cluster import LocalCluster
 
 SUITE = "league"
 
@@ -37,6 +38,7 @@ def league(games_per_pairing: int) -> LeagueConfig:
 def timed_run(config: LeagueConfig, concurrency: int, backend: str = "local") -> tuple[int, float]:
     """Plays the whole league into a fresh store; (games played, wall seconds) end to end: store set-up,
     worker start-up (each worker starts its own fork server once), every game, the writer, the ratings."""
+    # start-up: the runner (sandbox, workers) only when a league runs
     from arena.league_runner import run_league
     directory = tempfile.mkdtemp(prefix="arena-bench-league-")
     try:
@@ -95,7 +97,6 @@ def ray_vs_local(small: LeagueConfig, big: LeagueConfig, quick: bool = False) ->
         print("bench league: ray is not installed, skipping Ray vs local (pip install 'arena[ray]')", file=sys.stderr)
         return
     from arena.ray_backend import connect
-    from arena.ray_cluster import LocalCluster
     n = 2
     with LocalCluster(nodes=2, cpus=1) as cluster:
         previous = {k: os.environ.get(k) for k in cluster.env}

@@ -19,6 +19,9 @@ import numpy as np
 
 from arena.adaptive import Planner, StopRule, pair_stages
 from arena.bench import Record, cost, rate
+from leaderboards.elo import Outcome, cluster_of, rate as elo_rate
+from leaderboards.elo import fit
+from leaderboards.ratings import RatedGame, Rater
 
 BOTS = 200
 TOP = 10
@@ -68,7 +71,6 @@ def adaptive_trial(seed: int, bots: int = BOTS, top: int = TOP, rounds: int = RO
         for b in range(a + 1, bots):
             w = _wins(rng, strength[a], strength[b], 2 * rounds)
             full[(a, b)] = (w, 2 * rounds - w)
-    from leaderboards.elo import fit
     theta, _ = fit(pair_stages(ids, full))
     return {"games": games, "full_games": full_games, "batches": batch,
             "certain": float(decision.certainty >= confidence),
@@ -104,8 +106,6 @@ def _fit_games(n: int = BOTS, games: int = FIT_GAMES, seed: int = 1) -> list[tup
 
 def time_fit(games: list[tuple[str, list[int], list[float]]]) -> tuple[float, float]:
     """(seconds of the batch Elo with intervals and rank ranges, seconds of the TrueSkill fold) on ``games``."""
-    from leaderboards.elo import Outcome, cluster_of, rate as elo_rate
-    from leaderboards.ratings import RatedGame, Rater
     t0 = time.perf_counter()
     outcomes = [Outcome(s, r, cluster_of(k)) for k, s, r in games]
     elo_rate(outcomes, sorted({b for _, s, _ in games for b in s}))

@@ -8,14 +8,21 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
 
+import bots
+import games
 from arena.bench import Record, cost, rate
 from arena.limits import Limits
+from arena.play import play
+from bots.base import Limit
 
 SUITE = "sandbox"
 LIMITS = Limits(move_time=5.0, first_move_time=5.0)
@@ -57,10 +64,8 @@ def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
     Games of realistic length (100 own moves per bot process), so the O(history) state copies of the
     referee loop stay what they are in real games.
     """
-    import games
-    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     from arena.sandbox.launcher import Sandbox
-    from bots.base import Limit
     game = games.load("nim(n=200,k=1)")
     sandbox = Sandbox(LIMITS, game)
     limit = Limit(time=LIMITS.move_time)
@@ -100,9 +105,6 @@ def round_trips_on_one_cpu(moves: int) -> tuple[float, float] | None:
     """``round_trips`` in a fresh process pinned to one CPU, so the echo child / the fork server and
     its bots share the referee's CPU: the comparison without cross-CPU wake-ups (which a VM makes
     expensive, ~6 us each). None when affinity cannot be set."""
-    import json
-    import subprocess
-    import sys
     if not hasattr(os, "sched_setaffinity"):
         return None
     cpu = min(os.sched_getaffinity(0))
@@ -120,7 +122,6 @@ def start_to_first_move(isolate: bool, n: int) -> list[float]:
 
     ``isolate=False`` is the baseline: a fresh interpreter exec'd as a plain subprocess, no layers.
     """
-    import games
     game = games.load("nim(n=100,k=1)")
     times: list[float] = []
     saved = os.environ.get("ARENA_SANDBOX_ZYGOTE")
@@ -136,9 +137,8 @@ def start_to_first_move(isolate: bool, n: int) -> list[float]:
 
 
 def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]:
-    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     from arena.sandbox.launcher import Sandbox
-    from bots.base import Limit
     if isolate:  # the fork server starts once per referee process: not part of a bot's start
         warm = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=Sandbox(LIMITS, game))
         warm.close()
@@ -157,10 +157,7 @@ def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]
 
 def games_per_second(n: int) -> tuple[float, float, str]:
     """(sandboxed games/s, in-process games/s, game spec) for random vs random."""
-    import bots
-    import games
-    from arena.play import play
-    from arena.referee import play_game
+    from arena.referee import play_game  # start-up: the sandbox only when a game is played
     spec, note = "hex(size=7)", ""
     try:
         games.load(spec).new_initial_state()

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench import Record, cost, rate
-from arena.bench.scale_memory import SEARCH_BOTS
+from arena.bench.scale_memory import SEARCH_BOTS, bot_memory
+from arena.schedule import league_schedule
 
 SUITE = "scale"
 MB = 2**20
@@ -74,7 +75,6 @@ def run(quick: bool = False, full: bool = False) -> Iterator[Record]:
 # -- scheduling ------------------------------------------------------------------------------------
 def schedule_seconds(bots: int, games_per_pairing: int = 10, repeats: int = 3) -> tuple[float, int]:
     """(best wall time, fixtures) of a Nim round robin of ``bots`` bots."""
-    from arena.schedule import league_schedule
     best, n = float("inf"), 0
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -86,7 +86,6 @@ def schedule_seconds(bots: int, games_per_pairing: int = 10, repeats: int = 3) -
 
 def entrant_fixtures(bots: int, game: str = "nim", seats: int = 2, games_per_pairing: int = 10) -> tuple[int, int]:
     """(fixtures new when bot ``bots + 1`` enters a league of ``bots``, how many of them include it)."""
-    from arena.schedule import league_schedule
     before = {f.key for f in league_schedule([(game, seats)], {game: list(range(1, bots + 1))}, games_per_pairing, 7,
                                              mode="balanced")}
     after = league_schedule([(game, seats)], {game: list(range(1, bots + 2))}, games_per_pairing, 7, mode="balanced")
@@ -110,6 +109,7 @@ def schedule_records(raw: dict[str, Any]) -> Iterator[Record]:
 
 # -- the league runner ----------------------------------------------------------------------------
 def league_records(tmp: Path, size: Size, raw: dict[str, Any]) -> Iterator[Record]:
+    # start-up: a heavier benchmark module only when its suite runs
     from arena.bench.scale_dashboard import leaderboard_times
     from arena.bench.scale_league import league_growth, rss_at
     # the baseline league has fewer bots when 50 bots' round robin (2,450 games at least) would not be small
@@ -148,7 +148,6 @@ def league_records(tmp: Path, size: Size, raw: dict[str, Any]) -> Iterator[Recor
 
 # -- bot memory ----------------------------------------------------------------------------------
 def memory_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
-    from arena.bench.scale_memory import bot_memory
     rows = bot_memory(size.memory_move_time, size.memory_bots, size.memory_games)
     raw["memory"] = rows
     baseline = {r["game"]: r for r in rows if r["bot"] == "random"}
@@ -168,6 +167,7 @@ def memory_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
 # -- time losses under load ----------------------------------------------------------------------
 def timing_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
     try:
+        # start-up: a heavier benchmark module only when its suite runs
         from arena.bench.scale_timing import time_losses
     except ModuleNotFoundError as exc:  # built in the same issue by another part; say so instead of skipping silently
         raw["timing"] = {"missing": str(exc)}
@@ -186,6 +186,7 @@ def timing_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
 # -- the dashboard ------------------------------------------------------------------------------
 def dashboard_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
     try:
+        # start-up: a heavier benchmark module only when its suite runs
         from arena.bench import scale_dashboard as dash
     except ModuleNotFoundError as exc:
         raw["dashboard"] = {"missing": str(exc)}
@@ -216,7 +217,7 @@ def dashboard_records(size: Size, raw: dict[str, Any]) -> Iterator[Record]:
 def plot(raw: dict[str, Any], path: Path) -> Path | None:
     """Memory and store size against games, schedule time against bots (None without matplotlib)."""
     try:
-        import matplotlib
+        import matplotlib  # optional: matplotlib, for PNG plots only
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:

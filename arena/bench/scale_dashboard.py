@@ -10,7 +10,9 @@ Textual is imported only inside :func:`dashboard_times`, so this module imports 
 """
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import math
 import os
 import random
@@ -24,7 +26,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import games
 from arena.errors import ConfigError
+from arena.schedule import fixture_key, league_schedule
+from games import load
+from leaderboards import queries
+from leaderboards.ratings import leaderboard_order
+from leaderboards.standings import standings
 from leaderboards.store import League, Store
 
 LEAGUE = "scale"
@@ -39,8 +47,6 @@ CHUNK = 20_000
 def playouts(spec: str, seed: int, n: int, rng: random.Random) -> list[dict[str, Any]]:
     """``n`` legal games of ``spec`` (its ``seed`` parameter set as a referee would) by uniformly random moves:
     the fields of a game record (``game``, ``seed``, ``history``, ``returns``, ``move_seats``)."""
-    import games
-
     game = games.load(spec)
     if "seed" in game.params:
         game = game.with_params(seed=seed)
@@ -80,9 +86,7 @@ def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 
     Raises:
         ConfigError: ``path`` exists already (it is never overwritten).
     """
-    from arena.limits import Limits
-    from arena.schedule import league_schedule
-    from games import load
+    from arena.limits import Limits  # start-up: pydantic only when limits are built
 
     path = Path(path)
     if path.exists():
@@ -157,9 +161,6 @@ def leaderboard_times(db: str | os.PathLike[str], repeats: int = 5) -> dict[str,
     """Wall times of the leaderboard query (``Store.ratings`` plus the ordering, and the full
     :func:`leaderboards.standings.standings` rows the CLI prints) and of ``arena leaderboard --db DB`` run as
     a subprocess (a fresh interpreter, as a user runs it), beside the interpreter's own start-up."""
-    from leaderboards.ratings import leaderboard_order
-    from leaderboards.standings import standings
-
     db = Path(db)
     with Store.open(db, readonly=True) as store:
         league = _league(store)
@@ -214,9 +215,6 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
         return int(done.stdout.split()[-1])
 
     def write(path: Path) -> int:
-        from arena.schedule import fixture_key
-        from games import load
-        from leaderboards import queries
 
         rng = random.Random(seed)
         with Store.open(path) as store:
@@ -273,7 +271,7 @@ def dashboard_times(db: str | os.PathLike[str], writer: Callable[[Path], Any] | 
 
 async def _measure(path: Path, writer: Callable[[Path], Any], h2h_writer: Callable[[Path], Any],
                    size: tuple[int, int], poll_interval: float) -> dict[str, Any]:
-    from arena.tui.app import ArenaApp
+    from arena.tui.app import ArenaApp  # start-up: textual only when the dashboard runs
     from arena.tui.tables import HeadToHeadTable, LeaderboardTable
 
     updates: list[float] = []
@@ -339,9 +337,6 @@ async def _measure(path: Path, writer: Callable[[Path], Any], h2h_writer: Callab
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m arena.bench.scale_dashboard [DB] [--games N] [--bots N]``: builds a synthetic store when DB
     is not given (or does not exist) and prints every measurement as JSON."""
-    import argparse
-    import json
-
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("db", nargs="?")
     parser.add_argument("--games", type=int, default=100_000)

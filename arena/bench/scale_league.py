@@ -8,6 +8,7 @@ restarted run takes to store its first new game. The samples are what the docs' 
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -20,7 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from arena.errors import ArenaError
+from leaderboards.store import Store
 
 FAST_BOTS = ("random", "greedy", "mc(n=1)")
 """Specs the league's bots cycle through: all fast, all different strengths."""
@@ -41,7 +45,6 @@ def league_file(directory: Path, games: int, bots: int = 50, seed: int = 1) -> t
 
 def _count(db: Path) -> int:
     """Games stored so far (0 while the store is still being created)."""
-    from leaderboards.store import Store
     if not db.exists():
         return 0
     try:
@@ -58,7 +61,6 @@ def store_bytes(db: Path) -> int:
 
 def _rss(pid: int) -> tuple[int, int]:
     """(the writer's RSS, the sum of its direct children's RSS: the league workers), in bytes."""
-    import psutil
     try:
         proc = psutil.Process(pid)
         own = proc.memory_info().rss
@@ -145,7 +147,6 @@ def rss_at(samples: list[dict[str, Any]], games: int, run: int | None = None) ->
 
 
 def main() -> None:  # pragma: no cover - a manual entry point for long runs
-    import argparse
     parser = argparse.ArgumentParser(description="Run the scale league and write its samples as JSON.")
     parser.add_argument("directory", type=Path)
     parser.add_argument("--games", type=int, default=100_000)
@@ -154,6 +155,7 @@ def main() -> None:  # pragma: no cover - a manual entry point for long runs
     args = parser.parse_args()
     out = league_growth(args.directory, args.games, bots=args.bots, kill_at=args.kill_at,
                         echo=lambda m: print(m, file=sys.stderr, flush=True))
+    # start-up: a heavier benchmark module only when its suite runs
     from arena.bench.scale_dashboard import leaderboard_times
     out["leaderboard"] = leaderboard_times(out["db"])
     (args.directory / "growth.json").write_text(json.dumps(out))

@@ -15,6 +15,12 @@ import subprocess
 import sys
 from typing import Any
 
+import bots
+import games
+from arena.play import play
+from bots.base import Limit
+from bots.registry import bot_class, parse_bot_spec
+
 GAMES = ("colosseum(size=12)", "hex(size=11)", "sorry(players=4)")
 SEARCH_BOTS = ("uct(c=annealed)", "uct(expand=one,c=0.3)", "mcts_reuse(c=annealed)", "mcts_reuse(expand=one,c=0.3)",
                "determinized", "mc(n=0)", "hmc")
@@ -24,10 +30,6 @@ is a fixed 100 playouts per action)."""
 
 
 def _child(bot_spec: str, game_spec: str, move_time: float, memory_mb: int, seed: int) -> dict[str, Any]:
-    import bots
-    import games
-    from arena.play import play
-    from bots.base import Limit
 
     game = games.load(game_spec)
     if "seed" in game.params:
@@ -65,8 +67,6 @@ def measure(bot_spec: str, game_spec: str, move_time: float, *, memory_mb: int =
 
 def supported(bot_spec: str, game_spec: str) -> str | None:
     """None when the bot can play the game, else why not."""
-    import games
-    from bots.registry import bot_class, parse_bot_spec
     name, params = parse_bot_spec(bot_spec)
     supports = getattr(bot_class(name)[0], "supports", None)
     return supports(games.load(game_spec), params) if supports else None

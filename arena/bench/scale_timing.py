@@ -53,6 +53,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
     read for), ``machine_cpu_pressure`` (fraction of the run during which some task on the machine waited for a
     CPU, from /proc/pressure/cpu), ``elapsed`` seconds and the parameters.
     """
+    # start-up: the league schema (pydantic) only when a league file is read
     from arena.league import parse_config
     from arena.league_runner import run_league
     from arena.task import TaskFailure

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from leaderboards.store import DEFAULT_DB
+from leaderboards.store import DEFAULT_DB, Store
 
 # The same league as examples/leagues/demo.toml (a test keeps them equal).
 DEMO: dict[str, Any] = {
@@ -35,9 +35,9 @@ DEMO: dict[str, Any] = {
 @click.option("--fresh", is_flag=True, help="Forget the demo league's stored games and play it again.")
 def demo(db: str, concurrency: int | None, fresh: bool) -> None:
     """Play a small league of built-in bots on Nim and Hex 5x5 and print the leaderboard."""
+    # start-up: the league schema (pydantic) only when a league file is read
     from arena.commands.league import play_and_report
     from arena.league import parse_config
-    from leaderboards.store import Store
 
     config = parse_config(DEMO, where="demo league")
     if fresh and Path(db).exists():

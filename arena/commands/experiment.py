@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from arena.errors import ConfigError
+from games.spec import format_value
 
 
 @click.group("experiment")
@@ -14,7 +15,7 @@ def experiment() -> None:
 @experiment.command("list")
 def list_cmd() -> None:
     """List the experiments."""
-    from arena.experiments import EXPERIMENTS, get
+    from arena.experiments import EXPERIMENTS, get  # start-up: the experiments only for this command
 
     for name in EXPERIMENTS:
         exp = get(name)
@@ -25,8 +26,7 @@ def list_cmd() -> None:
 @click.argument("name")
 def show_cmd(name: str) -> None:
     """Show an experiment's parameters and defaults."""
-    from arena.experiments import get
-    from games.spec import format_value
+    from arena.experiments import get  # start-up: the experiments only for this command
 
     exp = get(name)
     click.echo(f"{exp.name}: {exp.title}\nstudy: {exp.study}\n{exp.note}\nparameters (--set name=value):")
@@ -58,7 +58,7 @@ def _parse_sets(items: tuple[str, ...]) -> dict[str, str]:
 def run_cmd(name: str, games: int | None, sets: tuple[str, ...], seed: int | None, workers: int | None,
             out: str, no_plot: bool) -> None:
     """Run experiment NAME, print its tables with 95% CIs beside the study's, write CSV/JSON/plots."""
-    from arena.experiments.pipeline import run_experiment
+    from arena.experiments.pipeline import run_experiment  # start-up: the experiments only for this command
 
     if games is not None and games < 1:
         raise ConfigError(f"--games must be at least 1, not {games}")

@@ -15,8 +15,10 @@ from typing import Any
 
 import click
 
+import games as games_pkg
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
+from arena.records import headline
 from arena.text import csv_cell, dumps
 from leaderboards.store import Store, StoredGame
 
@@ -34,7 +36,7 @@ def iso(ts: float) -> str:
 
 def move_times(wall_times: list[float]) -> dict[str, float | None]:
     """p50/p90/p99/max of a game's move times in milliseconds (None without moves)."""
-    from arena.commands.match import percentile
+    from arena.commands.match import percentile  # start-up: another command's module only when used
     out: dict[str, float | None] = {}
     for q in (50, 90, 99):
         p = percentile(wall_times, q)
@@ -62,7 +64,6 @@ def csv_fields(seats: int) -> list[str]:
 
 def league_seats(config: dict[str, Any]) -> int:
     """The most seats of a game of the league (the stored config's games)."""
-    import games as games_pkg
     most = 2
     for spec in config.get("games", []):
         try:
@@ -87,7 +88,6 @@ def csv_row(row: dict[str, Any]) -> dict[str, Any]:
 
 def last_line(detail: str) -> str:
     """The line of a failure's detail that says what happened, and where (:func:`arena.records.headline`)."""
-    from arena.records import headline
     return headline(detail)
 
 

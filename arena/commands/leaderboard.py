@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,10 +12,12 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from arena.commands.locate import league_store
 from arena.errors import ConfigError
 from arena.text import csv_cell, dumps, shown
-from leaderboards.ratings import ALL
 from leaderboards.elo import ELO_FIELDS, annotate
+from leaderboards.probation import lift_hint
+from leaderboards.ratings import ALL
 from leaderboards.standings import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
@@ -42,7 +45,6 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
     its 95% rank range and its tied group (bots whose intervals overlap; docs/ratings.md)."""
     if as_json and as_csv:
         raise ConfigError("--json and --csv exclude each other; pick one")
-    from arena.commands.locate import league_store
     path, league_name = league_store(league_name, db)
     db = str(path)
     with Store.open(db, readonly=True) as store:  # a viewer: never migrates or writes
@@ -80,13 +82,13 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
 
 def console() -> Console:
     """stdout; wide when it is not a terminal so piped tables are not truncated."""
-    import sys
     return Console() if sys.stdout.isatty() else Console(width=160)
 
 
 def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | None) -> str:
     if scope is None:
         return ALL
+    # start-up: the league schema (pydantic) only when a league file is read
     from arena.league import match_game
     valid = config.get("games") or [s for s in store.scopes(league_id) if s != ALL]
     spec = match_game(scope, valid)
@@ -133,7 +135,6 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
                       relaxed: Sequence[str] = (), db: str = DEFAULT_DB) -> None:
     """The leaderboard as a table, under a SANDBOX RELAXED line when the league relaxed the sandbox (``relaxed``:
     :func:`arena.league.stored_relaxed`), with a hint for each bot on probation that works for its kind."""
-    from leaderboards.probation import lift_hint
     if relaxed:
         console.print(Text.assemble(("SANDBOX RELAXED", "bold red"), f" in this league: {shown('; '.join(relaxed))}"),
                       soft_wrap=True)

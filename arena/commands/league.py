@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
+from arena.commands.probation import release
 from arena.errors import ArenaError
 from arena.text import markup, shown
+from leaderboards.standings import head_to_head, standings
+from leaderboards.store import DEFAULT_DB, Store
 
 
 @click.group("league")
@@ -30,6 +34,7 @@ def league() -> None:
 def run(config: str, concurrency: int | None, backend: str, address: str | None, db: str | None,
         quiet: bool) -> None:
     """Play (or resume) the league in CONFIG and print its leaderboard."""
+    # start-up: the league schema (pydantic) only when a league file is read
     from arena.league import load_config
     if address and backend != "ray":
         raise click.UsageError("--address is a Ray cluster's: add --backend ray")
@@ -54,10 +59,9 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
 def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None = None, backend: str = "local",
                     address: str | None = None, quiet: bool = False, h2h: bool = False) -> Any:
     """Runs a league with a progress bar on stderr, then prints the summary and the leaderboard."""
+    # start-up: the runner (sandbox, workers) only when a league runs
     from arena.commands.leaderboard import console, print_h2h, print_leaderboard
     from arena.league_runner import run_league
-    from leaderboards.standings import head_to_head, standings
-    from leaderboards.store import Store
 
     relaxed = cfg.relaxed()
     if relaxed:  # on every run, before any game: the organiser must not forget it is on
@@ -65,9 +69,7 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
                    f"{shown('; '.join(relaxed))}", err=True)
     from arena.progress import Reporter
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
-    from pathlib import Path
 
-    from leaderboards.store import DEFAULT_DB
     store_path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))  # (as run_league finds it)
     reporter = Reporter(f"league {cfg.name}", quiet=quiet, sidecar=store_path,
                         concurrency=concurrency or cfg.concurrency)
@@ -119,12 +121,11 @@ def started(so_far: Any, reporter: Any) -> None:
 @click.option("--db", metavar="PATH", default=None, help="The store (overrides the league file's database).")
 def status(config: str, db: str | None) -> None:
     """Show how much of the league's schedule is stored, without playing."""
-    from pathlib import Path
 
+    # start-up: the league schema (pydantic) only when a league file is read
     from arena.league import load_config
     from arena.league_runner import plan
     from leaderboards import lock
-    from leaderboards.store import DEFAULT_DB, Store
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
     with Store.open(path, readonly=True) as store:  # a status never writes (nor migrates)
@@ -144,7 +145,6 @@ def status(config: str, db: str | None) -> None:
 
 
 def _register() -> None:
-    from arena.commands.probation import release
     league.add_command(release)  # `arena league release BOT`: lifts probation (arena/commands/probation.py)
 
 

@@ -25,6 +25,7 @@ def league_store(league: str | None, db: str | None) -> tuple[Path, str | None]:
         ConfigError: a league file that does not load; or no store where one was looked for, with what to pass.
     """
     if league is not None and is_league_file(league):
+        # start-up: the league schema (pydantic) only when a league file is read
         from arena.league import load_config
         cfg = load_config(league)  # the same checks and the same database as `arena league run`
         return (Path(db) if db else (cfg.database or Path(DEFAULT_DB))), cfg.name

@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+import games as games_pkg
+from arena.chance import new_key, parse_key
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
 from arena.progress import Reporter
@@ -147,10 +149,8 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
           chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None, quiet: bool = False) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
-    import games as games_pkg
-    from arena.chance import new_key, parse_key
+    # start-up: the sandbox only when a game is played
     from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
-    from arena import comp424
     from arena import comp424
     from arena.snapshot import MB, take
 
@@ -163,9 +163,9 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     except ValueError as exc:
         raise ConfigError(f"--chance-key: {exc}") from None
     g = games_pkg.load(game)
+    from arena.sprt import Sprt, evaluate  # start-up: the SPRT only for --sprt
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
-    from arena.sprt import Sprt, evaluate
     sprt = None if sprt_text is None else Sprt.parse(sprt_text)
     if sprt is not None and len(bots) != 2:
         raise ConfigError(f"--sprt compares two bots; {g} has {len(bots)} seats")

@@ -23,10 +23,12 @@ from typing import Any
 
 import click
 
+import games as games_pkg
 from arena.commands.export import iso, last_line
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
 from arena.text import dumps, shown
+from leaderboards.standings import head_to_head, standings
 from leaderboards.store import Store, StoredGame
 
 CHUNK = 100
@@ -68,7 +70,6 @@ class BotFacts:
 def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The board before the first action and after each one, with who moved, the move and its time (None when
     the game cannot be loaded: a game spec this arena no longer has)."""
-    import games as games_pkg
     try:
         game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
         state = game.new_initial_state()
@@ -230,7 +231,6 @@ def replay_page(league: str) -> str:
 
 def write_report(store: Store, league_name: str | None, out: Path, replays: int) -> tuple[int, int]:
     """Writes the report of a league into ``out``; returns (bot pages, replays)."""
-    from leaderboards.standings import head_to_head, standings
     lg = store.find_league(league_name)
     rows = standings(store, lg.id, include_retired=True)
     cells = head_to_head(store, lg.id, rows)

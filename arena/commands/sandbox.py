@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 
+
 @click.group("sandbox")
 def sandbox() -> None:
     """Inspect the sandbox for untrusted bot code."""
@@ -17,7 +18,7 @@ def sandbox() -> None:
 
 def live_probe() -> dict[str, object]:
     """Starts one sandboxed built-in bot and reports what it saw (uid, layers) and how long it took."""
-    from arena.limits import Limits
+    from arena.limits import Limits  # start-up: pydantic only when limits are built
     from arena.referee import play_game
     t0 = time.perf_counter()
     record = play_game("nim", ["random", "random"], seed=1, limits=Limits(move_time=2, first_move_time=10))
@@ -33,7 +34,7 @@ def check_command(as_json: bool, no_live: bool) -> None:
 
     Exit status 1 when a mandatory layer is missing (bot files are then refused without --trusted).
     """
-    from arena.sandbox import check
+    from arena.sandbox import check  # start-up: the sandbox's probes only for this command
     layers = check.report()
     missing = check.missing_mandatory()
     live = None if no_live else live_probe()

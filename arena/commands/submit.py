@@ -13,9 +13,10 @@ from typing import Any
 
 import click
 
+from arena.commands.locate import league_store
 from arena.errors import ArenaError, ConfigError
 from arena.limits import Limits, LimitType
-from arena.snapshot import Snapshot
+from arena.snapshot import MB, Snapshot, take
 from arena.text import check_name, shown
 from leaderboards.store import DEFAULT_DB, Store
 
@@ -39,9 +40,8 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
     plays each league game against random within the league's limits), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
+    from arena import comp424  # start-up: the COMP 424 adapter and the duplicate check only when submitting
     from arena.duplicates import twins, warning
-    from arena import comp424
-    from arena.snapshot import MB, take
     path = Path(comp424.parse_agent_arg(file)[0] if comp424.is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
@@ -49,7 +49,6 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     name = check_name(name, what="bot name (--name)") if name is not None else \
         check_name(path.stem if path.is_file() else path.resolve().name, what="bot name (the file's name)",
                    hint="; pass --name NAME")
-    from arena.commands.locate import league_store
     path_db, league_name = league_store(league_name, db)
     with Store.open(path_db) as store:
         league = store.find_league(league_name)
@@ -80,5 +79,6 @@ def validate(snapshot: Snapshot, config: dict[str, Any]) -> str | None:
     Returns:
         None when the bot passed, else the reason it was refused.
     """
+    # start-up: the sandboxed validation only when asked
     from arena.validation import validate as play_validation
     return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config)

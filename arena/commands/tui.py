@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from arena.commands.locate import is_league_file, league_store
 from leaderboards.store import DEFAULT_DB
 
 
@@ -20,7 +21,6 @@ def tui(db: str | None, league: str | None, poll: float) -> None:
     It only reads the store, so it can run next to `arena league run` writing the same file. A missing
     or empty store shows a message and the dashboard waits for it.
     """
-    from arena.commands.locate import is_league_file, league_store
     if league is not None and is_league_file(league):
         path, league = league_store(league, db)
         db = str(path)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import multiprocessing
 import os
+import random
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -69,7 +71,6 @@ class Runner:
         if self.workers == 1 or len(tasks) <= 1:
             return [fn(*task) for task in tasks]
         if self._pool is None:
-            import multiprocessing
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
         futures = [self._pool.submit(fn, *task) for task in tasks]
@@ -118,8 +119,6 @@ def cluster_interval(clusters: Sequence[tuple[float, int]], level: float = 0.95,
     ``(score, games)``: whole clusters are resampled, so games that share a deal (the same board and
     chance seed, played from every seat) are not counted as independent. Seeded: the same clusters give
     the same interval. Fewer than two clusters: ``(0, 1)``."""
-    import random
-
     if len(clusters) < 2:
         return 0.0, 1.0
     rng = random.Random(seed)

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import games
 from arena.experiments.core import (
-    TIE_CODES,
-    TIE_PARAM_CHOICES,
-    Experiment,
-    Runner,
-    Table,
-    common_params,
-    list_param,
+    TIE_CODES, TIE_PARAM_CHOICES, Experiment, Runner, Table, common_params, derive_seed, list_param,
     run_cells,
 )
 from arena.experiments.tasks import bot_games, mc_games
+from bots._mc import MCSearch
 from games.spec import Param
 
 NS = [1, 2, 4, 8, 16, 32, 64]
@@ -104,11 +100,6 @@ def decision_task(length: int, overshoot: str, n: int, level: int, tie: str, rul
     """Self-play of MC(n) (level 1) or HMC(n) (level 2+) on ``doublestep(length)``; counts every decision
     of both players. Returns [decisions by position (length), optimal by position (length), decisions by
     distance (max_diff + 1), optimal by distance (max_diff + 1)]."""
-    from bots._mc import MCSearch
-
-    import games
-    from arena.experiments.core import derive_seed
-
     game = games.load(f"doublestep(length={length},overshoot={overshoot})")
     by_pos, ok_pos = [0] * length, [0] * length
     by_diff, ok_diff = [0] * (max_diff + 1), [0] * (max_diff + 1)

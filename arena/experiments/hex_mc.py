@@ -17,6 +17,7 @@ import random
 import statistics
 from typing import Any
 
+import games
 from arena.experiments.core import (
     TIE_PARAM_CHOICES,
     Experiment,
@@ -28,6 +29,7 @@ from arena.experiments.core import (
     run_cells,
 )
 from arena.experiments.tasks import mc_games
+from games._core import playouts
 from games.spec import Param
 
 FIG2 = {500: 152, 1000: 165, 3000: 185, 5000: 194, 7000: 195, 10000: 199, 13000: 199}  # out of 200
@@ -49,8 +51,6 @@ FIG4: list[tuple[int, float, dict[int, tuple[float, float]]]] = [
 
 def random_board(size: int, moves: int, seed: int) -> Any:
     """A 7x7 (``size``) Hex position after ``moves`` uniformly random moves (not yet decided)."""
-    import games
-
     game = games.load(f"hex(size={size})")
     rng = random.Random(seed)
     while True:
@@ -65,8 +65,6 @@ def random_board(size: int, moves: int, seed: int) -> Any:
 
 def evaluate(state: Any, n: int, mode: str, seed: int) -> float:
     """Estimated probability that the player who made the last move wins."""
-    from games._core import playouts
-
     last = 1 - state.current_player()
     if mode == "total":
         wins, _ = playouts(state, n, seed)

@@ -24,7 +24,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import bots
+import games
 from arena.experiments.core import Experiment, Runner, Table, common_params, derive_seed, run_cells
+from arena.experiments.nim_study_mcts import StudyNimMCTS
+from bots.base import Limit
 from games.spec import Param
 
 # (name, player under study, opponent, coin variant, the study's wins of the player under study out of 300)
@@ -104,10 +108,7 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
              n_games: int, seed: int) -> list:
     """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
     Returns [A's wins, games, then N_STATS sums per pile 0..MAX_PILE flattened]."""
-    import games
-    from arena.play import play
-    from bots.base import Limit
-
+    from arena.play import play  # looked up per call: the experiment tests record games by patching arena.play.play
     limit = Limit(time=move_time) if move_time > 0 else None
     stats = [[0.0] * N_STATS for _ in range(MAX_PILE + 1)]
     wins = 0
@@ -125,11 +126,9 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
 def _make(spec: str, game: Any, seat: int, seed: int) -> Any:
     """``bots.make``, or the study's Python search for a ``study-mcts:POLICY:ITERATIONS`` spec."""
     if spec.startswith("study-mcts:"):
-        from arena.experiments.nim_study_mcts import StudyNimMCTS
 
         _, policy, iterations = spec.split(":")
         return StudyNimMCTS(game, seat, seed, iterations=int(iterations), policy=policy)
-    import bots
 
     return bots.make(spec, game, seat, seed)
 

@@ -33,7 +33,7 @@ def _fmt(table: Table, column: str, value: Any) -> str:
 
 def render(table: Table) -> Any:
     """A rich Table: key columns, then ours with its 95% CI, the study's number, and whether it is inside."""
-    from rich.table import Table as RichTable
+    from rich.table import Table as RichTable  # start-up: rich only when printing
 
     shown = [c for c in table.columns if c not in ("lo", "hi", "wins")]
     has_ci = "lo" in table.columns
@@ -58,7 +58,7 @@ def render(table: Table) -> Any:
 
 
 def print_tables(tables: Sequence[Table], console: Any = None) -> None:
-    from rich.console import Console
+    from rich.console import Console  # start-up: rich only when printing
 
     console = console or Console()
     for table in tables:
@@ -150,7 +150,7 @@ def png_plot(table: Table, path: Path) -> Path | None:
     if not table.plot:
         return None
     try:
-        import matplotlib
+        import matplotlib  # optional: matplotlib, for PNG plots only
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

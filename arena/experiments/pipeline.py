@@ -15,7 +15,7 @@ def run_experiment(name: str, settings: dict[str, str] | None = None, games: int
                    seed: int | None = None, workers: int | None = None, out: str | Path | None = None,
                    plot: bool = True, console: Any = None, quiet: bool = False) -> tuple[list[Table], dict]:
     """Runs experiment ``name`` and returns its tables and a summary (params, seconds, files written)."""
-    from rich.console import Console
+    from rich.console import Console  # start-up: rich only when printing
 
     experiment = get(name)
     cfg = experiment.configure(settings, games=games, seed=seed)

@@ -9,12 +9,15 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import bots
+import games
 from arena.experiments.core import TIE_CODES, derive_seed
+from bots._selfplay import play_mc_games
+from bots.base import Limit
 
 
 @lru_cache(maxsize=64)
 def _game(spec: str) -> Any:
-    import games
 
     return games.load(spec)
 
@@ -22,17 +25,13 @@ def _game(spec: str) -> Any:
 def mc_games(spec: str, ns: Sequence[int], ties: Sequence[str], n_games: int, seed: int) -> list[int]:
     """Seat s is MC(ns[s]) (0: uniformly random) with tie rule ties[s]; whole games played in C
     (``bots._selfplay``)."""
-    from bots._selfplay import play_mc_games
-
     state = _game(spec).new_initial_state()
     return play_mc_games(state, list(ns), [TIE_CODES[t] for t in ties], n_games, seed)
 
 
 def bot_games(spec: str, bot_specs: Sequence[str], max_moves: int | None, n_games: int, seed: int) -> list[int]:
     """Seat s is ``bots.make(bot_specs[s])``: games through the in-process referee (``arena.play``)."""
-    import bots
-    from arena.play import play
-
+    from arena.play import play  # looked up per call: the experiment tests record games by patching arena.play.play
     game = _game(spec)
     k = len(bot_specs)
     counts = [0] * (k + 1)
@@ -51,11 +50,7 @@ def rotation_games(spec_template: str, a_spec: str, b_spec: str, max_moves: int 
     with A in each seat (k games for k players), so every bot sits in every seat equally often on the same
     boards and chance streams. ``move_time`` > 0 gives every move that many seconds (bots without an
     iteration count use it). Returns [A's wins, the others' wins, draws] over the ``n_deals * k`` games."""
-    import bots
-    import games
-    from arena.play import play
-    from bots.base import Limit
-
+    from arena.play import play  # looked up per call: the experiment tests record games by patching arena.play.play
     limit = Limit(time=move_time) if move_time > 0 else None
 
     counts = [0, 0, 0]

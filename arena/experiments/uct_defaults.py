@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import bots
+import games
 from arena.experiments.core import Experiment, Runner, Table, common_params, derive_seed, run_cell_tasks
 from arena.experiments.tasks import deals_for
+from bots.base import Limit
 from games.spec import Param
 
 CONFIGS = {
@@ -29,11 +32,7 @@ OPPONENTS = {"mc": "mc(n=0,margin=0)", "mctsbot": "MCTSBot"}
 def hex_deals(config: str, opponent: str, size: int, move_time: float, n_deals: int, seed: int) -> list[int]:
     """``n_deals`` deals of ``config`` against ``opponent`` on Hex: each deal one seed, the configuration in
     seat 0 then seat 1, ``move_time`` seconds per move for both and no margin. [wins, losses, draws]."""
-    import bots
-    import games
-    from arena.play import play
-    from bots.base import Limit
-
+    from arena.play import play  # looked up per call: the experiment tests record games by patching arena.play.play
     spec = CONFIGS[config].replace(")", ",margin=0)")
     counts = [0, 0, 0]
     for g in range(n_deals):
