@@ -20,9 +20,13 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from leaderboards.storefile import StoreError, explain
+
+T = TypeVar("T")
 
 
 class StoreBusy(StoreError):
@@ -122,45 +126,39 @@ def write_note(db: str | os.PathLike[str], text: str) -> None:
     """The lock holder's note for readers (the league run's progress, read by ``arena tui``): written into the
     lock file after the holder text, so it needs no file of its own (no new page on a full disk, nothing to
     clean up). Errors are ignored: a note is a courtesy."""
-    try:
-        fd = _open(lock_path(db), os.O_WRONLY)
-    except (OSError, StoreError):
-        return
-    try:
-        data = text.encode("utf-8")[:2048]
+    data = text.encode("utf-8")[:2048]
+
+    def put(fd: int) -> None:
         os.pwrite(fd, data, NOTE_AT)
         os.ftruncate(fd, NOTE_AT + len(data))
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    _with_lock_file(db, os.O_WRONLY, put)
 
 
 def clear_note(db: str | os.PathLike[str]) -> None:
     """Drops the note (the run is over)."""
-    try:
-        fd = _open(lock_path(db), os.O_WRONLY)
-    except (OSError, StoreError):
-        return
-    try:
+    def drop(fd: int) -> None:
         if os.fstat(fd).st_size > NOTE_AT:
             os.ftruncate(fd, NOTE_AT)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    _with_lock_file(db, os.O_WRONLY, drop)
 
 
 def read_note(db: str | os.PathLike[str]) -> str:
     """The holder's note ("" without one)."""
+    note = _with_lock_file(db, os.O_RDONLY, lambda fd: os.pread(fd, 4096, NOTE_AT).decode("utf-8", "replace"))
+    return note or ""
+
+
+def _with_lock_file(db: str | os.PathLike[str], flags: int, use: Callable[[int], T]) -> T | None:
+    """``use(fd)`` on the store's lock file, opened safely; None when it is missing or unusable (notes are a
+    courtesy: a reader or writer of one never fails a run)."""
     try:
-        fd = _open(lock_path(db), os.O_RDONLY)
+        fd = _open(lock_path(db), flags)
     except (OSError, StoreError):
-        return ""
+        return None
     try:
-        return os.pread(fd, 4096, NOTE_AT).decode("utf-8", "replace")
+        return use(fd)
     except OSError:
-        return ""
+        return None
     finally:
         os.close(fd)
 
