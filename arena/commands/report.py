@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import html
-import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from importlib import resources
@@ -27,6 +26,7 @@ import games as games_pkg
 from arena.commands.export import iso, last_line
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
+from arena.publish import FolderWriter
 from arena.text import dumps, shown
 from leaderboards.standings import head_to_head, standings
 from leaderboards.store import Store, StoredGame
@@ -230,35 +230,36 @@ def replay_page(league: str) -> str:
 
 
 def write_report(store: Store, league_name: str | None, out: Path, replays: int) -> tuple[int, int]:
-    """Writes the report of a league into ``out``; returns (bot pages, replays)."""
+    """Writes the report of a league into ``out``; returns (bot pages, replays). Every file is generated first
+    and only then moved into ``out`` (:class:`arena.publish.FolderWriter`): a failure leaves an earlier report
+    whole, files of an earlier report not written again (a bot that is gone) are removed, and nothing else in
+    ``out`` is touched or followed."""
     lg = store.find_league(league_name)
     rows = standings(store, lg.id, include_retired=True)
     cells = head_to_head(store, lg.id, rows)
     facts, listing, replay_data = collect(store, lg.id, replays)
     replayed = set(replay_data)
-    (out / "bots").mkdir(parents=True, exist_ok=True)
-    (out / "data").mkdir(exist_ok=True)
-    templates = resources.files("arena.templates")
-    for name in ("report.css", "replay.js"):
-        (out / name).write_text(templates.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
-    total = store.count_games(lg.id)
-    (out / "index.html").write_text(index_page(lg.name, rows, total, len(replayed)), encoding="utf-8")
-    for r in rows:
-        (out / "bots" / f"bot-{r['bot_id']}.html").write_text(
-            bot_page(lg.name, r, facts.get(r["bot_id"], BotFacts()), cells, replayed), encoding="utf-8")
-    (out / "replay.html").write_text(replay_page(lg.name), encoding="utf-8")
-    # the list of games (newest first) and one data file per CHUNK replays: loaded by <script>, never fetch()
-    listing.reverse()
-    (out / "data" / "games.js").write_text(
-        f"window.ARENA_LEAGUE = {script_json(lg.name)};\nwindow.ARENA_GAMES = {script_json(listing)};\n",
-        encoding="utf-8")
-    chunks: dict[int, dict[str, Any]] = defaultdict(dict)
-    for entry in listing:
-        if entry["chunk"] is not None:
-            chunks[entry["chunk"]][str(entry["id"])] = replay_data[entry["id"]]
-    for n, games in chunks.items():
-        (out / "data" / f"replays-{n}.js").write_text(f"window.arenaReplays({n}, {script_json(games)});\n",
-                                                       encoding="utf-8")
+    with FolderWriter(out, ("bots", "data")) as files:
+        templates = resources.files("arena.templates")
+        for name in ("report.css", "replay.js"):
+            files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
+        total = store.count_games(lg.id)
+        files.write("index.html", index_page(lg.name, rows, total, len(replayed)))
+        for r in rows:  # named by the bot's id, never its name (names are untrusted: ../x, /etc/x)
+            files.write(f"bots/bot-{int(r['bot_id'])}.html",
+                        bot_page(lg.name, r, facts.get(r["bot_id"], BotFacts()), cells, replayed))
+        files.write("replay.html", replay_page(lg.name))
+        # the list of games (newest first) and one data file per CHUNK replays: loaded by <script>, never fetch()
+        listing.reverse()
+        files.write("data/games.js",
+                    f"window.ARENA_LEAGUE = {script_json(lg.name)};\nwindow.ARENA_GAMES = {script_json(listing)};\n")
+        chunks: dict[int, dict[str, Any]] = defaultdict(dict)
+        for entry in listing:
+            if entry["chunk"] is not None:
+                chunks[entry["chunk"]][str(entry["id"])] = replay_data[entry["id"]]
+        for n, games in chunks.items():
+            files.write(f"data/replays-{n}.js", f"window.arenaReplays({n}, {script_json(games)});\n")
+        files.commit()
     return len(rows), len(replayed)
 
 
@@ -267,7 +268,8 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
 @click.option("--db", default=None, metavar="PATH", help="The results store (default: the league file's, else "
               "arena.sqlite).")
 @click.option("--out", "out_dir", required=True, metavar="DIR", type=click.Path(file_okay=False),
-              help="Folder to write the report into (created; files of an earlier report are replaced).")
+              help="Folder to write the report into (created; files an earlier report wrote are replaced or "
+                   "removed, other files are left alone).")
 @click.option("--replays", default=2000, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="Replays of the newest N games (each game is listed on its bots' pages in any case).")
 def report(league: str | None, db: str | None, out_dir: str, replays: int) -> None:
@@ -278,8 +280,6 @@ def report(league: str | None, db: str | None, out_dir: str, replays: int) -> No
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder")
-    if (out / "data").is_dir():  # an earlier report's replays: replaced, never mixed with this one's
-        shutil.rmtree(out / "data")
     with Store.open(path, readonly=True) as store:  # a report never writes the store
         pages, replayed = write_report(store, name, out, replays)
     click.echo(f"report written to {shown(out)}: index.html (leaderboard), {pages} bot pages in bots/, "

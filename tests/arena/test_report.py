@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, SYNTAX_ERROR_BOT, arena, write
 
 pytestmark = pytest.mark.xdist_group("report")
@@ -260,3 +261,121 @@ def test_a_syntax_error_keeps_its_file_and_line_in_submit_and_replay(league, tmp
     replay = arena(d, "replay", str(game.id), "--db", "results/course.sqlite", "--no-board")
     assert replay.returncode == 0, replay.stderr
     assert "SyntaxError: expected ':' (at /bot/broken.py, line 2)" in replay.stdout
+
+
+# -- a report written again into the same folder (issue 18 follow-up) ------------------------------------------------
+REPORT_LEAGUE = """
+name = "redo"
+games = ["nim"]
+games_per_pairing = 2
+seed = 1
+database = "{db}"
+[limits]
+move_time = 2.0
+first_move_time = 20.0
+{bots}
+"""
+THREE = '[[bots]]\nspec = "random"\n[[bots]]\nspec = "greedy"\n[[bots]]\nname = "../escape"\nspec = "random"\n' \
+        '[[bots]]\nname = "../../x.html"\nspec = "greedy"\n'
+TWO = '[[bots]]\nspec = "random"\n[[bots]]\nspec = "greedy"\n'
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """The same league played twice from scratch: first with four bots (two with path-like names), then with two
+    (the two gone): each into its own store, so the second's bot ids are 1 and 2 and bots 3 and 4 are gone."""
+    d = tmp_path_factory.mktemp("redo")
+    for db, bots in (("first.sqlite", THREE), ("second.sqlite", TWO)):
+        config = write(d / f"{db}.toml", REPORT_LEAGUE.format(db=db, bots=bots))
+        run = arena(d, "league", "run", str(config), "-j", "2", "-q")
+        assert run.returncode == 0, run.stderr
+    return d
+
+
+def report_into(d: Path, which: str, out: Path):  # type: ignore[no-untyped-def]
+    return arena(d, "report", "--league", str(d / f"{which}.sqlite.toml"), "--out", str(out))
+
+
+def bot_pages(out: Path) -> set[str]:
+    return {p.name for p in (out / "bots").iterdir()}
+
+
+def test_a_report_written_again_removes_the_pages_of_bots_gone(two_runs, tmp_path):
+    out = tmp_path / "rep"
+    assert report_into(two_runs, "first", out).returncode == 0
+    assert bot_pages(out) == {f"bot-{i}.html" for i in (1, 2, 3, 4)}
+    again = report_into(two_runs, "second", out)
+    assert again.returncode == 0, again.stderr
+    assert bot_pages(out) == {"bot-1.html", "bot-2.html"}  # no stale page of a bot that is gone
+    assert "escape" not in (out / "index.html").read_text()
+
+
+def test_a_report_keeps_the_user_s_own_files_in_the_folder(two_runs, tmp_path):
+    out = tmp_path / "rep"
+    (out / "bots").mkdir(parents=True)
+    (out / "data").mkdir()
+    mine = {out / "notes.txt": "mine", out / "bots" / "comments.html": "<p>mine</p>", out / "data" / "extra.js": "1;",
+            out / "bots" / "bot-9.html": "a page the report never wrote"}
+    for path, text in mine.items():
+        path.write_text(text)
+    for league in ("first", "second", "first"):
+        done = report_into(two_runs, league, out)
+        assert done.returncode == 0, done.stderr
+    assert {p: p.read_text() for p in mine} == mine
+    assert (out / "bots" / "bot-4.html").is_file()
+
+
+def test_a_report_never_writes_or_deletes_outside_its_folder(two_runs, tmp_path):
+    """Bot names such as ``../escape`` never make a file name (pages are named by bot id), and what is planted in
+    the folder (links to files or folders outside, a forged list of written files) is never followed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victims = {outside / "victim.html": "precious", outside / "kept.txt": "precious too"}
+    for path, text in victims.items():
+        path.write_text(text)
+    out = tmp_path / "deep" / "rep"
+    out.mkdir(parents=True)
+    (out / "bots").mkdir()
+    (out / "index.html").symlink_to(outside / "victim.html")
+    (out / "bots" / "bot-1.html").symlink_to(outside / "victim.html")
+    done = report_into(two_runs, "first", out)
+    assert done.returncode == 0, done.stderr
+    assert {p: p.read_text() for p in victims} == victims  # the links were replaced, not written through
+    assert not (out / "index.html").is_symlink() and not (out / "bots" / "bot-1.html").is_symlink()
+    assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["rep"]  # nothing beside the folder
+    assert all(p.name.startswith("bot-") for p in (out / "bots").iterdir())
+    # a forged record of what the last report wrote: names outside the folder are never deleted
+    manifests = [p for p in out.iterdir() if p.name.startswith(".arena-report") and p.is_file()]
+    assert len(manifests) == 1
+    manifests[0].write_text(json.dumps({"files": ["../../outside/kept.txt", str(outside / "kept.txt"),
+                                                  "bots/../../../outside/kept.txt", "../rep2"]}))
+    assert report_into(two_runs, "second", out).returncode == 0
+    assert {p: p.read_text() for p in victims} == victims
+    # a folder of the report planted as a link to a folder outside: refused, nothing written through it
+    (out / "data").rename(out / "data-old")
+    (out / "data").symlink_to(outside, target_is_directory=True)
+    refused = report_into(two_runs, "first", out)
+    assert refused.returncode == 2 and "symbolic link" in refused.stderr and refused.stderr.count("\n") == 1
+    assert sorted(p.name for p in outside.iterdir()) == ["kept.txt", "victim.html"]
+    assert {p: p.read_text() for p in victims} == victims
+
+
+def test_a_report_that_fails_midway_leaves_the_earlier_report_whole(two_runs, tmp_path, monkeypatch):
+    from arena.commands import report as report_module
+    out = tmp_path / "rep"
+    assert report_into(two_runs, "first", out).returncode == 0
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    calls = []
+
+    def failing_page(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("disk trouble")
+        return "<p>half</p>"
+
+    monkeypatch.setattr(report_module, "bot_page", failing_page)
+    with Store.open(two_runs / "second.sqlite", readonly=True) as store, pytest.raises(RuntimeError):
+        report_module.write_report(store, "redo", out, 10)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before  # the earlier report, every byte, and no half-written folder left beside it
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["bots", "data"]
