@@ -23,7 +23,7 @@ from arena.league_schema import (
     LeagueFile,
 )
 from arena.limits import Limits
-from arena.openings import OpeningBook, check_book, read_book
+from arena.openings import OpeningBook, make_book
 from arena.schema import explain, show
 from arena.text import name_problem, quoted
 from bots.registry import bot_class, parse_bot_spec
@@ -241,18 +241,10 @@ def _ranking_keys(top: LeagueFile, bots: list[BotEntry], specs: list[str], seat_
         raise fail('challengers is only for format = "gauntlet"; add format = "gauntlet" or remove challengers')
     book = None
     if top.openings is not None:
-        if (top.openings.plies is None) == (top.openings.file is None):
-            raise fail("openings needs exactly one of plies (random openings of N moves) or file (one per line), "
-                       "e.g. openings = { plies = 4 }")
-        if top.openings.plies is not None:
-            book = OpeningBook(plies=top.openings.plies)
-        else:
-            try:
-                book = OpeningBook(lines=read_book(base / top.openings.file), file=top.openings.file)
-                for spec in specs:
-                    check_book(book, spec)
-            except ConfigError as exc:
-                raise fail(str(exc)) from None
+        try:  # the same checks as arena match --openings (arena/openings.py)
+            book = make_book(top.openings, base, specs)
+        except ConfigError as exc:
+            raise fail(str(exc)) from None
     stop: dict[str, Any] = {}
     if top.schedule == "adaptive":
         if top.format == "gauntlet":

@@ -13,17 +13,28 @@ is played once in each seat order.
 The opening is applied before the first decision (bots are told its moves as they are told an opponent's), is
 recorded in the game record (``info["opening"]``), and ``arena replay --verify`` checks the stored history starts
 with it.
+
+``arena match --openings plies=N`` (or ``file=PATH``) plays the same books: :func:`book_option` reads the option
+into the league file's ``openings`` table (:class:`arena.league_schema.Openings`, one schema) and :func:`make_book`
+checks it for both.
 """
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 import games as games_pkg
 from arena.errors import ConfigError
+from arena.schema import explain
+
+if TYPE_CHECKING:
+    from arena.league_schema import Openings
 
 
 @dataclass(frozen=True)
@@ -127,3 +138,62 @@ def apply_opening(state: Any, opening: tuple[int, ...] | list[int]) -> list[int]
         state.apply_action(action)
         played.append(action)
     return played
+
+
+def make_book(table: Openings, base: Path, specs: Sequence[str], *,
+              example: str = "openings = { plies = 4 }") -> OpeningBook:
+    """The book an ``openings`` table names (a league file's, or ``--openings``'s), a file relative to ``base`` and
+    checked against every game spec in ``specs``.
+
+    Raises:
+        ConfigError: not exactly one of ``plies`` and ``file``, or a bad file (:func:`read_book`, :func:`check_book`).
+    """
+    if (table.plies is None) == (table.file is None):
+        raise ConfigError("openings needs exactly one of plies (random openings of N moves) or file (one per line), "
+                          f"e.g. {example}")
+    if table.plies is not None:
+        return OpeningBook(plies=table.plies)
+    assert table.file is not None  # for mypy: exactly one of the two is set
+    book = OpeningBook(lines=read_book(base / table.file), file=table.file)
+    for spec in specs:
+        check_book(book, spec)
+    return book
+
+
+def book_option(text: str, spec: str, *, base: Path = Path()) -> OpeningBook:
+    """The book of ``arena match --openings plies=4`` (or ``file=book.txt``, relative to ``base``): ``KEY=VALUE``
+    pairs separated by commas, validated by the league file's ``openings`` schema and checked against ``spec``.
+
+    Raises:
+        ConfigError: one line: ``--openings: plies = 0 is not allowed: an integer, 1 <= x <= 200``.
+    """
+    # start-up: the schema's models cost ~14 ms to build, and every game (the sandbox's fork server too) imports
+    # this module for apply_opening
+    from arena.league_schema import Openings
+    table: dict[str, Any] = {}
+    for part in text.split(","):
+        key, eq, value = (x.strip() for x in part.partition("="))
+        if not eq or not key:
+            raise ConfigError(f"--openings: {part.strip()!r} is not KEY=VALUE; give plies=N (random openings of N "
+                              "moves) or file=PATH (one opening per line)")
+        table[key] = value if key == "file" else _toml_value(value)  # a path stays text; plies=4 is the integer 4
+    try:
+        openings = Openings.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError(f"--openings: {explain(exc, Openings)}") from None
+    try:
+        return make_book(openings, base, [spec], example="--openings plies=4")
+    except ConfigError as exc:
+        raise ConfigError(f"--openings: {exc}") from None
+
+
+def _toml_value(value: str) -> Any:
+    """``value`` as a TOML value would be read (``4`` an integer), else the text itself (refused by the schema)."""
+    try:  # start-up: only for --openings (every game imports this module)
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(f"x = {value}")["x"]
+    except tomllib.TOMLDecodeError:
+        return value

@@ -13,6 +13,7 @@ import games as games_pkg
 from arena.chance import new_key, parse_key
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
+from arena.openings import book_option
 from arena.progress import Reporter
 from arena.records import REASONS, GameRecord
 from arena.text import dumps, markup, text
@@ -82,8 +83,8 @@ def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
     return {"seed": rec.seed, "game": rec.game, "seats": seats, "players": rec.players, "returns": rec.returns,
             "terminations": rec.terminations, "history": rec.history, "failures": d["failures"],
             "move_seats": rec.move_seats, "wall_times": rec.wall_times, "cpu_times": rec.cpu_times,
-            "duration": rec.duration, **({"adjudicated": rec.info["adjudicated"]} if "adjudicated" in rec.info else {}),
-            **({"chance_key_id": rec.info["chance_key_id"]} if "chance_key_id" in rec.info else {})}
+            "duration": rec.duration,
+            **{k: rec.info[k] for k in ("adjudicated", "chance_key_id", "opening") if k in rec.info}}
 
 
 def first_bot_points(seats: list[int], rec: GameRecord) -> float:
@@ -141,12 +142,17 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 @click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="Two bots: stop as soon as a sequential probability ratio test decides between H0 (the first bot "
                    "is E0 Elo stronger) and H1 (E1 stronger); --games is the most it plays (docs/ratings.md).")
+@click.option("--openings", "openings_text", metavar="plies=N|file=PATH",
+              help="Start each seed's games from an opening, played once in each seat order (as a league's openings "
+                   "key): N random legal moves drawn from the seed, or line r mod lines of a file of openings (one "
+                   "per line, actions as integers) for the r-th seed (docs/ratings.md).")
 @click.option("--chance-key", metavar="HEX", envvar="ARENA_CHANCE_KEY",
               help="The secret that keys chance and the bots' seeds (default: a fresh one; --json prints it): give a "
                    "printed key back to play the same match again.")
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
-          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None, quiet: bool = False) -> None:
+          chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None,
+          quiet: bool = False, openings_text: str | None = None) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played
@@ -167,6 +173,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
     sprt = None if sprt_text is None else Sprt.parse(sprt_text)
+    book = None if openings_text is None else book_option(openings_text, str(g))
     if sprt is not None and len(bots) != 2:
         raise ConfigError(f"--sprt compares two bots; {g} has {len(bots)} seats")
     points: list[float] = []  # the first bot's points per game (the SPRT's observations)
@@ -189,8 +196,11 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     with Reporter(str(g), quiet=quiet, transient=as_json) as progress:
         progress.start(n_games)
         for game_seed, seats in plan:
+            # as in a league: the opening depends on the seed and its round (the r-th seed of the plan is round r),
+            # so every seat rotation of a seed plays it
+            opening = book.opening(str(g), game_seed, game_seed - seed) if book is not None else ()
             rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
-                            names=[labels[i] for i in seats], chance_key=key)
+                            names=[labels[i] for i in seats], chance_key=key, opening=opening)
             records.append((seats, rec))
             if sprt is not None:
                 points.append(first_bot_points(seats, rec))
@@ -205,6 +215,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                                "limits": limits.to_dict(), "on_failure": on_failure, "sandbox": layers,
                                "games": [game_json(s, r) for s, r in records], "totals": tot,
                                "chance_key": key.hex(),
+                               **({} if book is None else {"openings": book.to_dict()}),
                                **({} if verdict is None else {"sprt": verdict.to_dict()})}))
         return
     print_table(Console(), str(g), tot, len(records), layers)

@@ -117,7 +117,8 @@ def verify_match(path: str) -> None:
                             seed=g["seed"], seats=g["seats"], players=g["players"], history=g["history"],
                             returns=g["returns"], terminations=g["terminations"], move_seats=g["move_seats"],
                             wall_times=g["wall_times"], cpu_times=g["cpu_times"], failures=g["failures"],
-                            duration=g["duration"], info={k: g[k] for k in ("chance_key_id", "adjudicated") if k in g})
+                            duration=g["duration"],
+                            info={k: g[k] for k in ("chance_key_id", "adjudicated", "opening") if k in g})
                  for number, g in enumerate(data["games"], 1)]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"cannot verify {path}: not an 'arena match --json' output with its chance_key "

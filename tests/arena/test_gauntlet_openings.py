@@ -120,3 +120,63 @@ def test_a_gauntlet_with_openings_records_them_and_replays(tmp_path: Path) -> No
         conn.execute("UPDATE games SET info=? WHERE id=?", (json.dumps(info), tampered.id))
     check = arena(tmp_path, "replay", str(tampered.id), "--db", "o.sqlite", "--verify")
     assert check.returncode != 0 and "opening" in (check.stdout + check.stderr)
+
+
+# -- arena match --openings (the league key's semantics on the command line) -------------------------------------------
+MATCH = ["match", "hex(size=4)", "uct(iterations=30)", "mc(n=3)", "--move-time", "2", "--first-move-time", "20"]
+
+
+def match_json(tmp_path: Path, *extra: str) -> dict:
+    done = arena(tmp_path, *MATCH, "--json", "-q", *extra)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_match_random_openings_are_played_from_both_seats_recorded_and_replayed(tmp_path: Path) -> None:
+    data = match_json(tmp_path, "--games", "4", "--seed", "11", "--openings", "plies=3")
+    assert data["openings"] == {"plies": 3}
+    games = data["games"]
+    for g in games:
+        assert len(g["opening"]) == 3 and g["history"][:3] == g["opening"]
+        assert g["opening"] == list(random_opening("hex(size=4)", 3, g["seed"]))  # the league's rule: by seed
+    for first, second in (games[0:2], games[2:4]):  # each opening once in each seat order
+        assert first["seed"] == second["seed"] and first["opening"] == second["opening"]
+        assert first["seats"] == second["seats"][::-1]
+    assert games[0]["opening"] != games[2]["opening"]
+    record = write(tmp_path / "match.json", json.dumps(data))
+    check = arena(tmp_path, "replay", "--match", str(record))
+    assert check.returncode == 0 and "4 games verified" in check.stdout, check.stdout + check.stderr
+    games[1]["opening"] = games[1]["opening"][::-1]  # a record whose opening was rewritten no longer verifies
+    tampered = write(tmp_path / "tampered.json", json.dumps(data))
+    check = arena(tmp_path, "replay", "--match", str(tampered))
+    assert check.returncode != 0 and "opening" in check.stdout + check.stderr
+
+
+def test_match_openings_from_a_file_take_one_line_per_round(tmp_path: Path) -> None:
+    write(tmp_path / "book.txt", "# two 4x4 hex openings\n0 5\n15, 10, 1\n")
+    data = match_json(tmp_path, "--games", "6", "--openings", "file=book.txt")
+    assert data["openings"] == {"file": "book.txt", "lines": 2}
+    assert [g["opening"] for g in data["games"]] == [[0, 5], [0, 5], [15, 10, 1], [15, 10, 1], [0, 5], [0, 5]]
+    assert all(g["history"][:len(g["opening"])] == g["opening"] for g in data["games"])
+
+
+def test_match_without_openings_records_none(tmp_path: Path) -> None:
+    data = match_json(tmp_path, "--games", "2")
+    assert "openings" not in data and all("opening" not in g for g in data["games"])
+
+
+@pytest.mark.parametrize("value, words", [
+    ("plies=0", "--openings: plies = 0 is not allowed: an integer, 1 <= x <= 200"),
+    ("plies=four", '--openings: plies = "four" is not allowed: an integer'),
+    ("depth=3", "--openings: unknown key 'depth'; valid keys: plies, file"),
+    ("plies=2,file=book.txt", "exactly one of plies"),
+    ("4", "--openings: '4' is not KEY=VALUE"),
+    ("file=missing.txt", "openings file missing.txt not found"),
+    ("file=bad.txt", "opening 1: action 99 is not a legal move of hex(size=4)"),
+])
+def test_match_bad_openings_are_one_clear_line_and_exit_2(tmp_path: Path, value: str, words: str) -> None:
+    write(tmp_path / "book.txt", "0 5\n")
+    write(tmp_path / "bad.txt", "0 99\n")
+    done = arena(tmp_path, *MATCH, "--games", "2", "--openings", value)
+    assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
