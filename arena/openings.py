@@ -27,11 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 import games as games_pkg
 from arena.errors import ConfigError
-from arena.schema import explain
 
 if TYPE_CHECKING:
     from arena.league_schema import Openings
@@ -167,9 +164,12 @@ def book_option(text: str, spec: str, *, base: Path = Path()) -> OpeningBook:
     Raises:
         ConfigError: one line: ``--openings: plies = 0 is not allowed: an integer, 1 <= x <= 200``.
     """
-    # start-up: the schema's models cost ~14 ms to build, and every game (the sandbox's fork server too) imports
-    # this module for apply_opening
+    # start-up: pydantic and the schema's models cost ~40 ms, and every game (bot processes and the sandbox's fork
+    # server too) imports this module for apply_opening; bots never load pydantic
+    from pydantic import ValidationError
+
     from arena.league_schema import Openings
+    from arena.schema import explain
     table: dict[str, Any] = {}
     for part in text.split(","):
         key, eq, value = (x.strip() for x in part.partition("="))
