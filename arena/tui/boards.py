@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-
+import games
+from games.base import Game
 from games.board import CHANCE, DIM, SEAT_NAMES, SEAT_STYLES, TERMINAL, Names, Observation, seat_style
 from games.colosseum.board import COLOSSEUM_MARKS, render_colosseum
 from games.doublestep.board import LANE_MAX_CELLS, render_doublestep
@@ -27,8 +28,6 @@ def render(game: Any, obs: Observation, names: Names = None) -> Any:
     """Draws ``obs`` (an observation of ``game``: a Game, or a registry name); ``names`` are the players per
     seat. A game that cannot be found here falls back to the base protocol's board (the observation's
     ``text`` field, else its raw fields)."""
-    import games
-    from games.base import Game
     if isinstance(game, Game):
         return game.render_board(obs, names)
     try:

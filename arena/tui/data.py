@@ -21,9 +21,10 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.league import stored_relaxed
 from arena.outcome import winners
+from arena.progress import describe, read_progress
 from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
-from leaderboards import queries
+from leaderboards import lock, queries
 from leaderboards.ratings import ALL, BotRating, conservative, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoreError
 
@@ -364,8 +365,6 @@ class StoreReader:
 
     def running(self) -> str:
         """The progress of a league runner holding this store's lock (docs/report.md, "Progress"), else ""."""
-        from arena.progress import describe, read_progress
-        from leaderboards import lock
         if lock.holder(self.path) is None:
             return ""
         data = read_progress(self.path)
@@ -435,7 +434,7 @@ class StoreReader:
         fresh = key == self._elo_for[:3]
         if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
             return self._elo
-        from leaderboards.elo import annotate
+        from leaderboards.elo import annotate  # start-up: numpy (~0.15 s) loads on the poller's thread, not before
         started = time.monotonic()
         fitted = annotate([{"bot_id": r.bot_id} for r in rows], store.outcomes(league_id, scope))
         self._elo = {f["bot_id"]: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for f in fitted}
@@ -524,7 +523,7 @@ class StoreReader:
     @staticmethod
     def _elo(store: Store, bot: Bot, scope: str) -> dict[str, Any] | None:
         """This version's batch Elo among the league's current bots (as `arena leaderboard` shows it)."""
-        from leaderboards.elo import annotate
+        from leaderboards.elo import annotate  # start-up: numpy only when a rating is fitted (as above)
         if queries.count_games(store, bot.league_id, scope) > ELO_MAX_GAMES:
             return None
         rows = [{"bot_id": b.id} for b in store.bots(bot.league_id, include_retired=False)]
