@@ -21,11 +21,10 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from arena.text import shown, text
-from arena.tui.data import Snapshot, StoreReader, Unavailable
+from arena.tui.data import RECENT_GAMES, Snapshot, StoreReader, Unavailable
 from arena.tui.replay import Replay
-from arena.tui.data import RECENT_GAMES
 from arena.tui.screens import BotDetailScreen, GamesListScreen, HelpScreen, PickerScreen, ReplayScreen, SearchScreen
-from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, prepare
+from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable, LiveTable, prepare
 from leaderboards.ratings import ALL
 
 TABS = ("leaderboard", "h2h", "games")
@@ -183,10 +182,14 @@ class ArenaApp(App[None]):
             line = Text.assemble(("arena", "bold"), "  league ", (shown(s.league), "bold cyan"), "  ", (scope, "bold"),
                                  f"  {s.n_games} games  {len(s.leaderboard)} bots")
             table = self._listed() if self.query_one("#tabs").display else None
-            if table is not None and table.search:  # what the table hides or reorders, said
-                line.append(f"  rows with {table.search!r}", style="bold yellow")
+            if table is not None and table.search:  # what the table hides or reorders, said (search: escaped)
+                line.append(f"  rows with '{shown(table.search)}'", style="bold yellow")
             if table is not None and table.order and table.order != next(iter(table.SORTS)):
-                line.append(f"  sorted by {table.order}", style="bold yellow")
+                line.append(f"  sorted by {table.order_label()}", style="bold yellow")
+            if table is not None and table.cut:  # the head-to-head's cap: say that more bots are there
+                shown_bots, there = table.cut
+                line.append(f"  {'first' if table.search else 'top'} {shown_bots} of {there} bots"
+                            f"{'' if table.search else ' (/ finds others)'}", style="bold yellow")
             if s.running:  # a league runner is playing this store: done/total, rate, ETA, games at once
                 line.append(f"  {s.running}", style="bold green")
             if s.provisional:
@@ -279,11 +282,10 @@ class ArenaApp(App[None]):
         else:
             self.open_games(row, opponent=int(column))
 
-    def _listed(self) -> LeaderboardTable | GamesTable | None:
-        """The table that search and sort apply to: the leaderboard's or the games tab's."""
+    def _listed(self) -> LiveTable | None:
+        """The table that search and sort apply to: the active tab's."""
         active = self.query_one(TabbedContent).active
-        return self.query_one(LeaderboardTable) if active == "leaderboard" else \
-            self.query_one(GamesTable) if active == "games" else None
+        return self.query_one(f"#{active}-table", LiveTable) if active in TABS else None
 
     def action_search(self) -> None:
         table = self._listed()
@@ -294,7 +296,7 @@ class ArenaApp(App[None]):
             if text is not None:
                 table.search = text
                 self._reshow(table)
-        self.push_screen(SearchScreen(table.search), chosen)
+        self.push_screen(SearchScreen(table.search, table.SEARCH_HINT), chosen)
 
     def action_sort(self) -> None:
         table = self._listed()
@@ -303,12 +305,12 @@ class ArenaApp(App[None]):
 
         def chosen(order: str | None) -> None:
             if order is not None:
-                table.order = order
+                table.choose_order(order)
                 self._reshow(table)
         self.push_screen(PickerScreen("Sort by", [(k, k) for k in table.SORTS], table.order or next(iter(table.SORTS))),
                          chosen)
 
-    def _reshow(self, table: LeaderboardTable | GamesTable) -> None:
+    def _reshow(self, table: LiveTable) -> None:
         if self.snapshot is not None:
             table.show(self.snapshot)
         self._update_status()

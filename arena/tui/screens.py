@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from arena.tui import boards
@@ -18,6 +18,7 @@ from arena.text import shown, text
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
 from arena.tui.format import BARS, seconds, sparkline
 from arena.tui.replay import Replay
+from arena.tui.tables import GamesTable
 
 AUTOPLAY_DELAYS = (2.0, 1.0, 0.5, 0.25, 0.1)
 """Seconds per step of the autoplay, slowest first (+ and - move along this list)."""
@@ -290,13 +291,11 @@ class GamesListScreen(Screen[None]):
         self.rows = list(rows)
 
     def compose(self) -> ComposeResult:
-        from arena.tui.tables import GamesTable
         yield Static(Text.assemble((self.title_text, "bold"), f"  {len(self.rows)} games"), classes="title")
         yield GamesTable(id="games-list")
         yield Footer()
 
     def on_mount(self) -> None:
-        from arena.tui.tables import GamesTable
         table = self.query_one(GamesTable)
         table.sync([(str(g.id), GamesTable.cells(g)) for g in self.rows])
         table.focus()
@@ -310,8 +309,10 @@ HELP = """\
   Enter        open: a bot's detail (Leaderboard; a name in Head-to-head),
                the games behind a Head-to-head cell, a replay (Games)
   f            the games behind the selected bot's failure count
-  /            show only the rows containing a text (empty: all)
-  s            sort the Leaderboard or the Games
+  /            show only the rows containing a text (empty: all);
+               Head-to-head: the bots named so, from all bots
+  s            sort the Leaderboard, Head-to-head rows or Games
+               (Head-to-head: rank, name, games, score vs column)
   l            pick the league
   g            filter by game
   r            reload now (the tables also update by themselves)
@@ -347,26 +348,33 @@ class HelpScreen(ModalScreen[None]):
 
 
 class SearchScreen(ModalScreen[Any]):
-    """Asks for the text the table's rows must contain; dismisses with it ("" shows every row), None on Esc."""
+    """Asks for the text the table's rows must contain; dismisses with it ("" shows every row), None on Esc.
+
+    The text is escaped as names are drawn (``arena.text.shown``) as soon as it is typed or pasted: the box never
+    sends a pasted control sequence to the terminal, and a pasted raw name finds the bot whose name is drawn
+    escaped."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, current: str = "") -> None:
+    def __init__(self, current: str = "", hint: str = "Show the rows containing (empty: all rows)") -> None:
         super().__init__()
-        self.current = current
+        self.current = shown(current)
+        self.hint = hint
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Input
         with Vertical(classes="modal-box"):
-            yield Static("Show the rows containing (empty: all rows)", classes="title")
+            yield Static(self.hint, classes="title")
             yield Input(value=self.current, id="search")
 
     def on_mount(self) -> None:
-        from textual.widgets import Input
         self.query_one(Input).focus()
 
+    def on_input_changed(self, event: Any) -> None:
+        if not event.value.isprintable():  # (the common case costs one check)
+            event.input.value = shown(event.value)
+
     def on_input_submitted(self, event: Any) -> None:
-        self.dismiss(event.value.strip())
+        self.dismiss(shown(event.value.strip()))
 
 
 class PickerScreen(ModalScreen[Any]):

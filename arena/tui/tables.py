@@ -7,7 +7,7 @@ keys that left, and the rows are re-sorted only when the order changed. Cells ar
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 from textual.coordinate import Coordinate
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey
 
+from arena.text import shown
 from arena.tui.data import GameRow, LeaderRow, Snapshot
 from arena.tui.format import rate_style, seconds, sparkline
 
@@ -110,19 +111,45 @@ class LiveTable(DataTable):  # type: ignore[type-arg]
 
     SORTS: ClassVar[dict[str, tuple[int, bool]]] = {}
     """Sort name -> (column index, descending) offered by ``s``; the first one is the table's own order."""
+    SEARCH_HINT = "Show the rows containing (empty: all rows)"
     search = ""
-    """Rows whose text does not contain this (any case) are hidden (``/``)."""
+    """Rows whose text does not contain this (any case) are hidden (``/``). Matched against the cells as drawn,
+    names escaped (``arena.text.shown``): a pasted raw name is escaped the same way before it is compared."""
     order = ""
     """The chosen sort (a key of SORTS; "" is the table's own order)."""
+    cut: tuple[int, int] | None = None
+    """(bots shown, bots there) when the table shows fewer than would match (the head-to-head's cap), else None."""
+
+    def searched(self, cells: Sequence[Cell]) -> Iterable[str]:
+        """The texts of a row that ``/`` looks in: every cell's."""
+        return (c.text for c in cells)
+
+    def matches(self, cells: Sequence[Cell]) -> bool:
+        needle = shown(self.search).casefold()
+        return any(needle in t.casefold() for t in self.searched(cells))
+
+    def sort_key(self, order: str) -> Callable[[tuple[str, Sequence[Cell]]], tuple[int, float | str]] | None:
+        """The key of the rows for the sort ``order`` (None: the table's own order); by SORTS' column's value."""
+        column = self.SORTS[order][0]
+        return lambda r: sort_value(r[1][column].text)
+
+    def choose_order(self, order: str) -> None:
+        """``s`` picked ``order`` (a key of SORTS)."""
+        self.order = order
+
+    def order_label(self) -> str:
+        """The sort in force as the status line says it."""
+        return self.order
 
     def view(self, rows: list[tuple[str, list[Cell]]]) -> list[tuple[str, list[Cell]]]:
         """``rows`` searched and sorted as the user asked (the snapshot's rows stay as they are)."""
         if self.search:
-            needle = self.search.casefold()
-            rows = [r for r in rows if any(needle in c.text.casefold() for c in r[1])]
-        if self.order in self.SORTS and self.order != next(iter(self.SORTS), ""):
-            column, descending = self.SORTS[self.order]
-            rows = sorted(rows, key=lambda r: sort_value(r[1][column].text), reverse=descending)
+            rows = [r for r in rows if self.matches(r[1])]
+        key = self.sort_key(self.order) if self.order in self.SORTS and self.order != next(iter(self.SORTS)) \
+            else None
+        if key is not None:
+            rows = sorted(rows, key=key, reverse=self.SORTS[self.order][1])
+            rows.sort(key=lambda r: key(r)[0])  # (stable) a missing value ("-", "·") last, whichever the direction
         return rows
 
     def show(self, snapshot: Snapshot) -> None:
@@ -261,10 +288,10 @@ def trend_line(trend: tuple[float, ...], scale: tuple[float, float] | None = Non
 
 
 def sort_value(text: str) -> tuple[int, float | str]:
-    """A cell's text as a sort key: numbers (``12``, ``-0.10``, ``14/0/10``'s wins, ``12.3ms``, ``1.25s``) by value,
-    anything else by its text."""
+    """A cell's text as a sort key: numbers (``12``, ``-0.10``, ``14/0/10``'s wins, ``12.3ms``, ``1.25s``, the rate of
+    ``62% 13``) by value, anything else by its text."""
     head = text.split("/")[0].split()[0] if text.split() else ""
-    for suffix, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("", 1.0)):
+    for suffix, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("%", 0.01), ("", 1.0)):
         if head.endswith(suffix):
             try:
                 return (0, float(head[:len(head) - len(suffix)] if suffix else head) * scale)
@@ -304,15 +331,71 @@ def win_rate(wins: int, draws: int, losses: int) -> Cell:
 
 
 class HeadToHeadTable(LiveTable):
-    """Row bot against column bot for the top H2H_MAX_BOTS: score rate and games, coloured; by rank."""
+    """Row bot against column bot: score rate and games, coloured. The top H2H_MAX_BOTS bots by rank, or with
+    ``/`` the first H2H_MAX_BOTS (by rank) of all the bots whose name contains the text.
+
+    The search picks the bots of the matrix, rows and columns alike: the columns are headed by rank numbers
+    only (names are too wide), so a column is readable only when its bot is also a row on the same screen,
+    and a square keeps the diagonal and Enter's meaning (a name opens the bot, a cell the games of a pair).
+    One student's results against everyone are in its detail (Enter on its name); a common prefix (a group,
+    a section) shows that group's games against each other. The sort (``s``) orders the rows only: the columns
+    stay by rank, as a spreadsheet's columns stay put when its rows are sorted by one of them."""
 
     COLUMNS: Sequence[tuple[str, str]] = (("bot", "bot"),)
     NAME = "h2h"
+    AGAINST = "score against the cursor's column"
+    SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
+        "rank (μ-3σ)": (0, False), "name": (0, False), "games": (0, True), AGAINST: (0, True)}
+    SEARCH_HINT = f"Show the bots whose name contains (of all bots, the first {H2H_MAX_BOTS}; empty: the top)"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fixed_columns = 1  # the row bot stays in sight while a wide matrix scrolls sideways (left/right)
         self.cursor_type = "cell"
+        self.against: str | None = None
+        """The bot (key) whose column the AGAINST sort reads, fixed when that sort is chosen."""
+        self._games: dict[str, int] = {}
+        self._labels: dict[str, str] = {}
+
+    def searched(self, cells: Sequence[Cell]) -> Iterable[str]:
+        """The row bot's name only (its cell is ``rank name``): not the numbers of the matrix, not the rank."""
+        return (cells[0].text.split(" ", 1)[-1],)
+
+    def sort_key(self, order: str) -> Callable[[tuple[str, Sequence[Cell]]], tuple[int, float | str]] | None:
+        if order == "name":
+            return lambda r: (1, r[1][0].text.split(" ", 1)[-1].casefold())
+        if order == "games":  # the bot's rated games, as the leaderboard counts them
+            return lambda r: (0, float(self._games.get(r[0], 0)))
+        if order == self.AGAINST:
+            keys = [key for key, _ in self.COLUMNS]
+            if self.against not in keys:  # that bot left the matrix (another search): the rank order
+                return None
+            column = keys.index(self.against)
+            return lambda r: sort_value(r[1][column].text)  # "·" (never met) and "—" (itself) go last
+        return super().sort_key(order)
+
+    def choose_order(self, order: str) -> None:
+        """The AGAINST sort reads the column under the cursor now (on the names: the row's bot), not wherever the
+        cursor goes next."""
+        if order == self.AGAINST:
+            row, column = self.selected_cell()
+            self.against = row if column in (None, "bot") else column
+        self.order = order
+
+    def order_label(self) -> str:
+        if self.order == self.AGAINST:
+            return f"score against {self._labels.get(self.against or '', '?')}"
+        return self.order
+
+    def selected_cell(self) -> tuple[str | None, str | None]:
+        """The row and column keys under the cell cursor ((None, None) in an empty table)."""
+        if not self.row_count:
+            return None, None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate)
+        except CellDoesNotExist:
+            return None, None
+        return key.row_key.value, key.column_key.value
 
     def fit_names(self) -> None:
         """Widens the bot column by the width's remainder so that the scrolling part shows whole columns: then
@@ -351,31 +434,54 @@ class HeadToHeadTable(LiveTable):
             return
         super().watch_scroll_x(old, new)
 
+    @staticmethod
+    def name_cell(rank: int, row: LeaderRow) -> Cell:
+        return Cell(f"{rank} {row.label}")
+
     @classmethod
-    def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
-        top = snapshot.leaderboard[:H2H_MAX_BOTS]
+    def build_rows(cls, snapshot: Snapshot, bots: Sequence[LeaderRow] | None = None) -> list[tuple[str, list[Cell]]]:
+        """The matrix of ``bots`` (default: the top H2H_MAX_BOTS) in the order given, each named by its rank."""
+        top = snapshot.leaderboard[:H2H_MAX_BOTS] if bots is None else bots
+        ranks = {r.bot_id: i for i, r in enumerate(snapshot.leaderboard, 1)} if bots is not None else \
+            {r.bot_id: i for i, r in enumerate(top, 1)}
         rows = []
-        for rank, a in enumerate(top, 1):
-            cells = [Cell(f"{rank} {a.label}")]
+        for a in top:
+            cells = [cls.name_cell(ranks[a.bot_id], a)]
             for b in top:
                 cells.append(Cell("—", "grey50", "center") if a.bot_id == b.bot_id
                              else win_rate(*snapshot.h2h.get((a.bot_id, b.bot_id), (0, 0, 0))))
             rows.append((str(a.bot_id), cells))
         return rows
 
+    def _matrix(self, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
+        """The rows of the bots the matrix shows: the prepared top, or the searched ones from every bot."""
+        board = snapshot.leaderboard
+        if not self.search:
+            self.cut = (H2H_MAX_BOTS, len(board)) if len(board) > H2H_MAX_BOTS else None
+            return self._rows_of(snapshot)
+        found = [row for rank, row in enumerate(board, 1) if self.matches([self.name_cell(rank, row)])]
+        self.cut = (H2H_MAX_BOTS, len(found)) if len(found) > H2H_MAX_BOTS else None
+        return self.build_rows(snapshot, found[:H2H_MAX_BOTS])  # at most 20 x 20 cells, on the UI thread
+
     def show(self, snapshot: Snapshot) -> None:
-        rows = self._rows_of(snapshot)
-        columns = [key for key, _ in rows]  # the row bots are the column bots
-        selected = self.selected_key()  # (clearing the columns below forgets the cursor)
-        if [c.key.value for c in self.ordered_columns[1:]] != columns:
-            # the top bots or their ranking changed: columns must move, which DataTable cannot do in place
+        self._games = {str(r.bot_id): r.games for r in snapshot.leaderboard}
+        self._labels = {str(r.bot_id): r.label for r in snapshot.leaderboard}
+        matrix = self._matrix(snapshot)
+        header = [(key, "#" + cells[0].text.split(" ", 1)[0]) for key, cells in matrix]  # columns by rank
+        row, column = self.selected_cell()  # (clearing the columns below forgets the cursor)
+        if [(c.key.value, c.label.plain) for c in self.ordered_columns[1:]] != header:
+            # other bots or another ranking: columns must move, which DataTable cannot do in place
             self.clear(columns=True)
             self._cells.clear()
             self.add_column("bot", key="bot")
-            for rank, b in enumerate(columns, 1):
-                self.add_column(f"#{rank}", key=b)
-        self.COLUMNS = [("bot", "bot")] + [(b, "") for b in columns]
-        self.sync(rows, selected)
+            for key, label in header:
+                self.add_column(label, key=key)
+        self.COLUMNS = [("bot", "bot")] + [(key, "") for key, _ in header]
+        self.sync(self.view(matrix), row)  # the rows searched (already) and sorted
+        if column is not None and column in self.columns and self.row_count:  # the cursor keeps its column too
+            index = self.get_column_index(column)
+            if index != self.cursor_column:
+                self.move_cursor(column=index, animate=False)
         self.fit_names()
 
 
