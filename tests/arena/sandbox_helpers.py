@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from arena.errors import MachineOverloadedError
@@ -50,26 +51,45 @@ def processes_of(uids: set[int]) -> list[int]:
     return found
 
 
-def children_of(pid: int) -> list[int]:
-    out = []
+def _live_parents() -> dict[int, int]:
+    """pid -> parent pid of every live (not zombie) process."""
+    parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid and fields[0] != "Z":
-                    out.append(int(entry))
+                if fields[0] != "Z":
+                    parents[int(entry)] = int(fields[1])
             except (OSError, IndexError, ValueError):
                 continue
+    return parents
+
+
+def descendants_of(pid: int) -> list[int]:
+    """Live processes below ``pid``, except this process's bot fork server (it outlives games by design;
+    the bots it forked are still found below it)."""
+    from arena.sandbox import zygote
+    server = zygote._ZYGOTE.proc.pid if zygote._ZYGOTE is not None and zygote._ZYGOTE.proc is not None else None
+    parents = _live_parents()
+    out, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent:
+                frontier.append(child)
+                if child != server:
+                    out.append(child)
     return out
 
 
-def assert_nothing_left(record: GameRecord) -> None:
-    """No process of the game's bots survives it (by uid when bots had their own uid, else by parentage)."""
+def assert_nothing_left(record: GameRecord, before: Collection[int] = ()) -> None:
+    """No process of the game's bots survives it (by uid when bots had their own uid, else by descent from this
+    process, other than the ``before`` ones: without root, bots run under our uid)."""
     uids = {u for u in record.info.get("bot_uids", []) if u is not None and u != os.getuid()}
     deadline = time.monotonic() + 2.0
     while True:
-        left = processes_of(uids) if uids else children_of(os.getpid())
+        left = processes_of(uids) if uids else [p for p in descendants_of(os.getpid()) if p not in before]
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
@@ -86,6 +106,7 @@ OVERLOAD_ATTEMPTS = 3
 def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: str = "nim", seed: int = 1,
          **kw: object) -> GameRecord:
     """The hostile bot in seat 0 against a built-in opponent; checks that nothing is left afterwards."""
+    before = set(descendants_of(os.getpid()))  # e.g. a test's own `sleep` child
     for attempt in range(OVERLOAD_ATTEMPTS):
         try:
             record = play_game(game, [bot_path, opponent], seed, limits, **kw)
@@ -94,7 +115,7 @@ def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: s
             if attempt == OVERLOAD_ATTEMPTS - 1:
                 raise
             print(f"machine overloaded, the game is played again: {exc}")
-    assert_nothing_left(record)
+    assert_nothing_left(record, before)
     if IS_ROOT:  # a green run must never come from root walking through a check
         assert all(u not in (0, None) for u in record.info["bot_uids"]), record.info["bot_uids"]
     return record

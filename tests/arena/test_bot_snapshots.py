@@ -124,6 +124,13 @@ def submit_league(tmp_path):
     return tmp_path, bot, tmp
 
 
+def _left_in(tmp: Path) -> set[str]:
+    """What runs left in TMPDIR, except a non-root user's sandbox runtime directory ``arena-sandbox-<uid>``
+    (slot locks and the bots' new-root mount point, kept for the next run as root keeps /run/arena-sandbox)."""
+    runtime = set() if os.geteuid() == 0 else {f"arena-sandbox-{os.geteuid()}"}
+    return set(os.listdir(tmp)) - runtime
+
+
 def _submit(cwd: Path, bot: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, TMPDIR=str(tmp))
     return subprocess.run([sys.executable, "-m", "arena.cli", "submit", str(bot), "--league", "snap"], cwd=cwd,
@@ -149,32 +156,32 @@ def test_a_planted_symlink_is_never_written_through(submit_league, at):
     import hashlib
     target = cwd / "attacker-target"
     target.mkdir()
-    before = set(os.listdir(tmp))
+    before = _left_in(tmp)
     _plant(tmp, at, hashlib.sha256(bot.read_text().encode()).hexdigest(), target)
-    planted = set(os.listdir(tmp)) - before
+    planted = _left_in(tmp) - before
     out = _submit(cwd, bot, tmp)
     assert out.returncode == 0, out.stderr
     assert list(target.iterdir()) == [], f"written through a planted symlink: {list(target.rglob('*'))}"
-    assert set(os.listdir(tmp)) == before | planted, "the submit left files behind"
+    assert _left_in(tmp) == before | planted, "the submit left files behind"
 
 
 def test_what_a_run_creates_it_removes(submit_league):
     cwd, bot, tmp = submit_league
     out = _submit(cwd, bot, tmp)
     assert out.returncode == 0, out.stderr
-    assert os.listdir(tmp) == []
+    assert _left_in(tmp) == set()
     write(cwd / "with_file.toml", f'name = "snap2"\ngames = ["nim"]\n[[bots]]\nspec = "random"\n[[bots]]\n'
                                   f'file = "{bot}"\n[limits]\nfirst_move_time = 10.0\n')
     env = dict(os.environ, TMPDIR=str(tmp))
     run = subprocess.run([sys.executable, "-m", "arena.cli", "league", "run", "with_file.toml", "--concurrency", "2"],
                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert os.listdir(tmp) == []
+    assert _left_in(tmp) == set()
     assert not [p for p in cwd.iterdir() if p.name.endswith(".bots")], list(cwd.iterdir())
     match = subprocess.run([sys.executable, "-m", "arena.cli", "match", "nim", str(bot), "random", "--games", "1",
                             *CLI_FAST], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert match.returncode == 0, match.stderr
-    assert os.listdir(tmp) == []
+    assert _left_in(tmp) == set()
 
 
 # -- the size limit ----------------------------------------------------------------------------------------
