@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,42 +25,67 @@ SANDBOX_TESTS = ["tests/arena/test_sandbox_hostile.py", "tests/arena/test_sandbo
                  "tests/arena/test_bot_snapshots.py", "tests/arena/test_snapshot.py", "tests/arena/test_referee.py"]
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="needs root to start processes as another user"),
-              pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux)")]
+              pytest.mark.skipif(not (shutil.which("setpriv") and shutil.which("unshare")),
+                                 reason="needs setpriv and unshare (util-linux)")]
 
 
-def _as_nobody(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv],
-                          env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+@dataclass
+class Nobody:
+    """How to run this checkout as uid 65534: ``python`` with ``env``; with a ``view``, inside a private mount
+    namespace where the checkout is bind-mounted at ``view`` (a checkout under a folder only root may enter, as
+    a fresh CI clone under ``mktemp -d`` is, cannot otherwise be reached by that user)."""
+    python: str
+    env: dict[str, str]
+    view: Path | None = None
+
+    def run(self, argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", self.python, *argv]
+        if self.view is not None:
+            command = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                       'mount --bind "$1" "$2" && cd "$2" && shift 2 && exec "$@"', "sh", str(ROOT), str(self.view),
+                       *command]
+        return subprocess.run(command, env=self.env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def _candidates(base: dict[str, str], view: Path) -> list[Nobody]:
+    """This interpreter; the system's python of the same version with this environment's packages on PYTHONPATH
+    (a pyenv or venv under /root cannot be entered by another user); the same through a bind-mounted view."""
+    paths = [str(ROOT)] + [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    seen = [str(view / Path(p).relative_to(ROOT)) if Path(p).is_relative_to(ROOT) else p for p in paths]
+    system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    return [Nobody(sys.executable, dict(base)), Nobody(system, dict(base, PYTHONPATH=os.pathsep.join(paths))),
+            Nobody(system, dict(base, PYTHONPATH=os.pathsep.join(seen)), view)]
 
 
 @pytest.fixture(scope="module")
-def nobody(tmp_path_factory):
-    """(python, env) that run this checkout as uid 65534: this interpreter if that user can start it, else the
-    system's python of the same version with this environment's packages on PYTHONPATH (a pyenv or venv under
-    /root cannot be entered by another user). Skips, saying why, when the user can read neither."""
+def nobody():
+    """A way to run this checkout as uid 65534 (see :func:`_candidates`); skips, saying why, when none works."""
     home = tempfile.mkdtemp(prefix="arena-unprivileged-", dir="/tmp")  # /tmp: pytest's tmp_path is root's, 0700
     os.chown(home, NOBODY, NOBODY)
-    base = {"HOME": home, "TMPDIR": "/tmp", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    paths = [str(ROOT)] + [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-    system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    view = Path(tempfile.mkdtemp(prefix="arena-unprivileged-view-", dir="/tmp"))  # only a mount point
+    os.chmod(view, 0o755)
+    base = {"HOME": home, "TMPDIR": "/tmp", "PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LANG": "C.UTF-8"}
     tried = []
-    for python, env in ((sys.executable, dict(base)), (system, dict(base, PYTHONPATH=os.pathsep.join(paths)))):
-        # The sandbox execs sys.executable again (bot hosts, the fork server): that must work as the user too.
-        probe = _as_nobody([python, "-c", "import subprocess, sys, arena.cli, numpy, pytest, games._core; "
-                            "subprocess.run([sys.executable, '-c', 'import arena.sandbox.host'], check=True)"],
-                           env, ROOT, 120)
-        if probe.returncode == 0:
-            yield python, env
-            break
-        tried.append(f"{python}: {(probe.stderr.strip().splitlines() or ['exit ' + str(probe.returncode)])[-1]}")
-    else:
-        pytest.skip("uid 65534 cannot run this checkout (" + "; ".join(tried) + ")")
-    shutil.rmtree(home, ignore_errors=True)
+    try:
+        for way in _candidates(base, view):
+            # The sandbox execs sys.executable again (bot hosts, the fork server): that must work as the user too.
+            probe = way.run(["-c", "import subprocess, sys, arena.cli, numpy, pytest, games._core; "
+                             "subprocess.run([sys.executable, '-c', 'import arena.sandbox.host'], check=True)"], 120)
+            if probe.returncode == 0:
+                print(f"as uid {NOBODY}: {way.python}" + (f" in a view of the checkout at {way.view}" if way.view else ""))
+                yield way
+                break
+            tried.append(f"{way.python}{' (view)' if way.view else ''}: "
+                         f"{(probe.stderr.strip().splitlines() or ['exit ' + str(probe.returncode)])[-1]}")
+        else:
+            pytest.skip("uid 65534 cannot run this checkout (" + "; ".join(tried) + ")")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        os.rmdir(view)
 
 
 def test_an_unprivileged_user_gets_every_mandatory_layer_and_a_live_game(nobody):
-    python, env = nobody
-    out = _as_nobody([python, "-m", "arena.cli", "sandbox", "check", "--json"], env, ROOT, 300)
+    out = nobody.run(["-m", "arena.cli", "sandbox", "check", "--json"], 300)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["missing_mandatory"] == [] and report["bot_files_allowed"], report
@@ -70,9 +96,7 @@ def test_an_unprivileged_user_gets_every_mandatory_layer_and_a_live_game(nobody)
 
 def test_the_sandbox_tests_pass_as_an_unprivileged_user(nobody):
     """Every hostile bot, lifetime and snapshot test again, as uid 65534 (a failure names the test)."""
-    python, env = nobody
-    out = _as_nobody([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-rs",
-                      *SANDBOX_TESTS], env, ROOT, 1200)
+    out = nobody.run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-rs", *SANDBOX_TESTS], 1200)
     summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
     print(f"as uid {NOBODY}: {summary}")
     skipped = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED")]
