@@ -223,21 +223,25 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         batches = league_batches(store, league.id, config, todo)
         todo = next(batches, [])
     stored = store.count_games(league.id)  # (before every batch: played counts them all)
-    while todo:
-        runner = _Writer(store, league.id, config, bots, todo, summary, progress)
-        chosen = _make_backend(backend, n, summary.database, address)
-        try:
-            runner.drain(chosen)
-        except Interrupted as stop:
-            summary.interrupted = stop.name
-        finally:
+    # One backend for the whole league, adaptive batches included: its workers start once and, on Ray, each bot
+    # snapshot is put into the object store once.
+    chosen = _make_backend(backend, n, summary.database, address) if todo else None
+    try:
+        while todo:
+            runner = _Writer(store, league.id, config, bots, todo, summary, progress)
+            try:
+                runner.drain(chosen)
+            except Interrupted as stop:
+                summary.interrupted = stop.name
+            summary.abandoned = runner.in_flight
+            # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
+            summary.played = store.count_games(league.id) - stored
+            if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
+                return
+            todo = next(batches, []) if batches is not None else []
+    finally:
+        if chosen is not None:
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
-        summary.abandoned = runner.in_flight
-        # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
-        summary.played = store.count_games(league.id) - stored
-        if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
-            return
-        todo = next(batches, []) if batches is not None else []
     store.rate_pending(league.id)
     summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
 

@@ -257,6 +257,7 @@ def _released(spy: dict, snapshots: int) -> float:
     store until it closed (positive evidence: the check below is not vacuous), and are gone from every node's
     store (and from every reference table) within a bounded wait while the driver stays connected. Returns the
     seconds that took."""
+    assert len(spy["closed"]) == 1, f"{len(spy['closed'])} Ray backends for one league (each puts the snapshots)"
     [(ids, (objects, primary, held))] = spy["closed"]
     assert spy["puts"] == snapshots and len(ids) == snapshots, (spy["puts"], ids)
     assert ids <= held, f"snapshots not referenced while the league ran: {ids - held}"
@@ -269,16 +270,26 @@ def _released(spy: dict, snapshots: int) -> float:
     return gone
 
 
-def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, tmp_path):
+@pytest.mark.parametrize("schedule", ["full", "adaptive"])
+def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, tmp_path, schedule):
     """A driver that stays connected (run_league from Python on a cluster it joined itself) runs a league with
     two file bots: each snapshot is put once and is in the object store while the league runs; when run_league
-    returns they are gone from every node, the worker node's copies included."""
-    write(tmp_path / "league.toml", SNAPSHOTS)
+    returns they are gone from every node, the worker node's copies included. An adaptive league plays batch
+    after batch on one backend: still one put per snapshot for the whole league."""
+    # adaptive: the first batch plays one round (2 games) of every pairing, later ones one round of one pairing
+    adaptive = 'schedule = "adaptive"\nstop = { top = 1, batch = 1, confidence = 0.9999 }\n'
+    write(tmp_path / "league.toml", SNAPSHOTS.replace("seed = 7\n", "seed = 7\n" + adaptive).replace(
+        "games_per_pairing = 2", "games_per_pairing = 4") if schedule == "adaptive" else SNAPSHOTS)
     write(tmp_path / "file_bot.py", RANDOM_BOT)
     (tmp_path / "folder_bot").mkdir()
     write(tmp_path / "folder_bot" / "main.py", RANDOM_BOT)
     summary = run_league(load_config(tmp_path / "league.toml"), db=tmp_path / "a.sqlite", backend="ray")
-    assert summary.errors == [] and summary.played == 6  # 3 pairings x 2 games, every one with a file bot
+    if schedule == "full":
+        assert summary.errors == [] and summary.played == 6  # 3 pairings x 2 games, every one with a file bot
+    else:
+        with Store.open(tmp_path / "a.sqlite", readonly=True) as store:
+            batches = [d for d in store.decisions(store.find_league("snapshots").id) if d["pairs"]]
+        assert summary.errors == [] and summary.played > 6 and len(batches) >= 2, batches  # several batches ran
     assert ray.is_initialized()  # (run_league did not connect, so it did not disconnect either)
     _released(snapshot_spy, 2)
 
