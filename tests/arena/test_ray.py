@@ -36,7 +36,18 @@ pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 ARENA = str(Path(sys.executable).parent / "arena")  # the console script: the cwd is not on the driver's sys.path
 HOSTILE = Path(__file__).parent / "hostile"
 
-LEAGUE = """
+FILE_BOTS = """
+[[bots]]
+name = "file-bot"
+file = "file_bot.py"
+[[bots]]
+name = "folder-bot"
+file = "folder_bot"
+entry = "main.py"
+"""
+"""A one-file bot and a folder bot (tests write file_bot.py and folder_bot/main.py)."""
+
+LEAGUE = f"""
 name = "ray"
 games = ["nim", "doublestep(length=6)"]
 games_per_pairing = 2
@@ -47,14 +58,7 @@ probation_failures = 0
 spec = "random"
 [[bots]]
 spec = "mc(n=5)"
-[[bots]]
-name = "file-bot"
-file = "file_bot.py"
-[[bots]]
-name = "folder-bot"
-file = "folder_bot"
-entry = "main.py"
-[[bots]]
+{FILE_BOTS}[[bots]]
 name = "snoop"
 file = "snoop.py"
 [limits]
@@ -163,21 +167,14 @@ def test_rayaddress_and_auto_connect_and_reuse_the_running_cluster(cluster, tmp_
     assert auto.returncode == 0 and "12 games played" in auto.stdout, auto.stderr
 
 
-SNAPSHOTS = """
+SNAPSHOTS = f"""
 name = "snapshots"
 games = ["nim"]
 games_per_pairing = 2
 seed = 7
 [[bots]]
 spec = "random"
-[[bots]]
-name = "file-bot"
-file = "file_bot.py"
-[[bots]]
-name = "folder-bot"
-file = "folder_bot"
-entry = "main.py"
-[limits]
+{FILE_BOTS}[limits]
 move_time = 2.0
 first_move_time = 20.0
 """
