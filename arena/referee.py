@@ -139,7 +139,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     check_untrusted_allowed(bots, limits)
 
     from arena.sandbox import check  # start-up: the sandbox stack loads only when a sandboxed game is played
-    from arena.sandbox.proxy import BotProcess
+    from arena.sandbox.proxy import BotProcess, close_all
     from arena.sandbox.launcher import Sandbox
 
     # Built-in bots are trusted: they run with whatever layers exist. Files need the mandatory ones
@@ -162,8 +162,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
                       players=names, observer=observer, chance_key=chance_key, opening=opening)
     finally:
-        for p in proxies:
-            p.close()
+        close_all(proxies)  # every bot's tree killed at once, then each waited for and cleaned up
     record.info["sandbox"] = sandbox.active_layers()
     record.info["missing_layers"] = check.missing_mandatory()
     record.info["limits"] = limits.to_dict()

@@ -6,7 +6,11 @@ and kills and closes it when the bot fails or the game ends.
 from __future__ import annotations
 
 import subprocess
+import time
 from typing import Any
+
+EXIT_WAIT = 0.05
+"""Longest single wait for a killed bot's process to exit before the cgroups are looked at again."""
 
 
 class ProcessHandle:
@@ -45,17 +49,40 @@ class ProcessHandle:
         except subprocess.TimeoutExpired:
             return None
 
-    def kill(self) -> None:
-        """Kills the whole process tree (cgroup.kill where available)."""
+    def begin_kill(self) -> None:
+        """Sends the kill to the whole tree without waiting for it (``kill`` and ``close`` wait), so that the bots of
+        a game die together; without a cgroup the process itself is killed."""
+        if self._closed:
+            return
         self.alive = False
         if self.cg is not None:
-            self.cg.kill()
+            self.cg.signal_kill()
+        elif self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+
+    def kill(self) -> None:
+        """Kills the whole process tree (cgroup.kill where available) and waits for it."""
+        self.alive = False
+        if self.cg is not None:
+            self.cg.kill(pause=self._pause)
         if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.kill()
             except OSError:
                 pass
             self.wait_exit(2.0)
+
+    def _pause(self, seconds: float) -> None:
+        """The kill's wait between looks at the cgroups: on the process (the PID namespace's init, which exits once
+        every process of the namespace is gone; or the bot itself), so it ends at the exit rather than at the next
+        poll; a plain sleep once that process is reaped (a cgroup may still hold a straggler)."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.wait_exit(EXIT_WAIT)
+        else:
+            time.sleep(seconds)
 
     def close(self) -> None:
         """Kills the tree, removes the cgroups and frees the uid slot (once)."""

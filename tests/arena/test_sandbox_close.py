@@ -1,0 +1,74 @@
+"""The end of a sandboxed game: every bot's whole tree is killed together, then each is waited for and cleaned up,
+and no bot is left running because another bot's clean-up failed."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from arena.limits import Limits
+from arena.referee import play_game
+from arena.sandbox import cgroups, check
+from arena.sandbox.proxy import BotProcess
+
+pytestmark = pytest.mark.xdist_group("sandbox")
+LIMITS = Limits(move_time=2.0, first_move_time=2.0, memory_mb=200)
+
+
+def _recording_proxies(monkeypatch: pytest.MonkeyPatch) -> list[BotProcess]:
+    """Every BotProcess the referee makes from now on, in order."""
+    made: list[BotProcess] = []
+    real_init = BotProcess.__init__
+
+    def init(self: BotProcess, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)
+        made.append(self)
+    monkeypatch.setattr(BotProcess, "__init__", init)
+    return made
+
+
+def test_a_failing_close_leaves_no_other_bot_running(monkeypatch):
+    """The first bot's clean-up raising (a bug, an interrupt) must not keep the game's other bot alive."""
+    made = _recording_proxies(monkeypatch)
+    real_close = BotProcess.close
+    failed: list[int] = []
+
+    def close(self: BotProcess) -> None:
+        real_close(self)
+        if self.seat == 0 and not failed:
+            failed.append(self.seat)
+            raise RuntimeError("clean-up failed")
+    monkeypatch.setattr(BotProcess, "close", close)
+
+    with pytest.raises(RuntimeError, match="clean-up failed"):
+        play_game("nim", ["random", "random"], 3, LIMITS)
+    assert [p.seat for p in made] == [0, 1]
+    for proxy in made:
+        assert proxy.proc is not None and proxy.proc.poll() is not None, f"seat {proxy.seat}'s process still runs"
+        assert proxy.handle.slot is None or proxy.handle.slot._fd < 0, f"seat {proxy.seat}'s uid slot is still held"
+    assert not cgroups.groups_of(os.getpid()), f"cgroups left: {cgroups.groups_of(os.getpid())}"
+
+
+@pytest.mark.skipif(not (check.active("cgroup_kill") or check.active("cgroup_memory")),
+                    reason="no cgroup per bot on this machine: bots are killed through their processes")
+def test_every_bot_is_sent_its_kill_before_any_is_waited_for(monkeypatch):
+    """A game's bots die together (their exits overlap) rather than one after the other."""
+    events: list[tuple[str, int]] = []
+    real_signal, real_kill = cgroups.BotCgroup.signal_kill, cgroups.BotCgroup.kill
+
+    def signal_kill(self: cgroups.BotCgroup) -> None:
+        events.append(("signal", id(self)))
+        real_signal(self)
+
+    def kill(self: cgroups.BotCgroup, *args: object, **kwargs: object) -> bool:
+        events.append(("wait", id(self)))
+        return real_kill(self, *args, **kwargs)
+    monkeypatch.setattr(cgroups.BotCgroup, "signal_kill", signal_kill)
+    monkeypatch.setattr(cgroups.BotCgroup, "kill", kill)
+
+    record = play_game("nim", ["random", "random"], 4, LIMITS)
+    assert record.terminations == ["normal", "normal"]
+    first_wait = next(i for i, (what, _) in enumerate(events) if what == "wait")
+    signalled = {group for what, group in events[:first_wait] if what == "signal"}
+    assert len(signalled) == 2, f"only {len(signalled)} of 2 bots were sent their kill before the first wait: {events}"
+    assert not cgroups.groups_of(os.getpid()), f"cgroups left: {cgroups.groups_of(os.getpid())}"
