@@ -47,8 +47,12 @@ def installed():
         module = importlib.import_module("arena_tictactoe")
         return Path(module.__file__).read_text() == (EXAMPLE / "arena_tictactoe" / "__init__.py").read_text()
     if not current():
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                        "--force-reinstall", str(EXAMPLE)], check=True, capture_output=True, timeout=300)
+        # Offline, with this venv's setuptools and wheel (the test extra brings both: a new venv's
+        # setuptools 65 has no bdist_wheel without wheel).
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                              "--force-reinstall", str(EXAMPLE)], capture_output=True, text=True, timeout=300)
+        if pip.returncode:
+            pytest.fail(f"pip could not install examples/tictactoe:\n{pip.stderr[-2000:]}", pytrace=False)
         games.registry._entry_points.cache_clear()
         sys.modules.pop("arena_tictactoe", None)
     assert current(), "examples/tictactoe did not install"
