@@ -2,6 +2,7 @@
 right reason, have no effect, and leave no process behind."""
 from __future__ import annotations
 
+import json
 import os
 import socket
 import uuid
@@ -247,3 +248,16 @@ def test_a_one_file_bot_sees_only_its_own_file(tmp_path):
     failure = only_failure(record)
     assert failure.reason == "crash" and secret not in failure.detail  # could not even read targets.txt
     assert "targets.txt" in failure.detail and "read b" not in failure.detail and "listed" not in failure.detail
+
+
+def test_a_bot_that_forges_its_ready_frame_does_not_set_the_records_uid_or_layers(tmp_path):
+    """The record states what the referee established (the uid it assigned, the layers it set up), never what
+    the bot's process claims in its ready frame (this one claims uid 0 and layers it does not have)."""
+    from arena.referee import play_game
+    record = play_game("nim", [place("forge_ready", tmp_path), "random"], 1, FAST)
+    detail = only_failure(record).detail
+    uid = int(outcome(detail, "uid"))
+    assert record.info["bot_uids"][0] == uid, (record.info["bot_uids"], detail)
+    if IS_ROOT:
+        assert uid != 0 and record.info["bot_uids"][0] != 0, record.info["bot_uids"]
+    assert "forged" not in json.dumps(record.info) and "99" not in json.dumps(record.info.get("sandbox"))
