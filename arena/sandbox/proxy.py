@@ -43,8 +43,9 @@ class BotProcess:
         self.name = name or bot.get("spec") or os.path.basename(bot.get("path", "bot"))
         self.seat = seat
         self.limits = limits
-        self.layers: dict[str, Any] = {}
         self.uid: int | None = None
+        """The uid the referee gave the process (its slot's, or the referee's own without root): what the record
+        states. Set when the process is planned; nothing the bot sends changes it."""
         self._game = game
         self._num_actions = game.num_distinct_actions()
         self._limit_sent: tuple[float, bool] | None = None
@@ -215,10 +216,7 @@ class BotProcess:
                                   "start the process)") from None
         if reply.get("type") != "ready":
             self._raise_reported(reply)
-        self._ready = True
-        self.layers = reply.get("layers", {})
-        if isinstance(self.layers.get("uid"), int):
-            self.uid = self.layers["uid"]
+        self._ready = True  # the frame's own claims (its uid, its layers) are the bot's word: never kept as facts
         self._freeze()
         self.clock.ready()
 
