@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "sandbox": "arena.commands.sandbox:sandbox",
     "bench": "arena.commands.bench:bench",
     "experiment": "arena.commands.experiment:experiment",
+    "serve": "arena.commands.serve:serve",
+    "accounts": "arena.commands.accounts:accounts",
 }
 
 

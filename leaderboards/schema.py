@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -103,6 +103,58 @@ CREATE TABLE IF NOT EXISTS ratings (
 );
 """
 
+# schema 5: the course server's accounts, their submissions, login sessions and the organisers' actions
+# (arena serve, docs/server.md). Tokens and session keys are stored only as HMACs.
+SERVER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    name TEXT NOT NULL,
+    email TEXT NOT NULL DEFAULT '',
+    token_hash TEXT NOT NULL UNIQUE,
+    organiser INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    revoked REAL,
+    UNIQUE (league_id, name)
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    bot_name TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    snapshot BLOB NOT NULL,
+    status TEXT NOT NULL DEFAULT 'queued'
+        CHECK (status IN ('queued', 'validating', 'accepted', 'refused', 'withdrawn')),
+    reason TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '',
+    bot_id INTEGER REFERENCES bots(id),
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_account ON submissions (account_id, id);
+CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, id);
+CREATE TABLE IF NOT EXISTS sessions (
+    key_hash TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    csrf TEXT NOT NULL,
+    created REAL NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL
+);
+"""
+SCHEMA += SERVER_SCHEMA
+
 # schema 1 -> 2: the rating history (the store is then recomputed so that every rated game has it)
 MIGRATE_1_TO_2 = """
 ALTER TABLE games ADD COLUMN rating_seq INTEGER;
@@ -117,6 +169,8 @@ CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
 # schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest as content_hash
 MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
+# schema 4 -> 5: the server's tables (created empty)
+MIGRATE_4_TO_5 = SERVER_SCHEMA
 BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
                 "status, status_reason, consecutive_failures, created")
 """Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""

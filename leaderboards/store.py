@@ -24,8 +24,8 @@ from arena.errors import ConfigError
 from arena.outcome import seat_results
 from arena.snapshot import Snapshot
 from leaderboards import rating_fold, storefile
-from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, PROVISIONAL,
-                                 RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
+from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5,
+                                 PROVISIONAL, RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
                                  script, transaction)
 from leaderboards.probation import ProbationRule
 from leaderboards.ratings import ALL, BotRating, RatedGame, failure_reasons
@@ -143,6 +143,8 @@ class Store(StoreViews):
                     self.conn.execute("UPDATE leagues SET chance_key=? WHERE id=?", (new_key(), league_id))
             if version <= 3:
                 self._migrate_snapshots()
+            if version <= 4:
+                script(self.conn, MIGRATE_4_TO_5)
             self.schema_version = SCHEMA_VERSION
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
