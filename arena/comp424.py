@@ -29,7 +29,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, IllegalMoveError
 from arena.snapshot import MB, Snapshot, make, take
 
 PREFIX = "comp424:"
@@ -192,7 +192,8 @@ def agent_bot(agent: str, entry_file: str) -> type:
             try:
                 answer = self.agent.step(chess_board(state), mine, theirs, int(state.max_step))
             except Exception as exc:  # noqa: BLE001 - the course engine's rule: a wrong answer, not the end
-                return f"the agent raised {type(exc).__name__}: {exc}"[:300]
+                # the bot's illegal answer, the process lives on; the host records the agent's traceback as the detail
+                raise IllegalMoveError(f"the agent raised {type(exc).__name__}: {exc}"[:300]) from exc
             return to_action(answer, size)
 
     Bot.__qualname__ = Bot.__name__ = f"COMP424Agent_{agent}"

@@ -167,6 +167,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     record.info["missing_layers"] = check.missing_mandatory()
     record.info["limits"] = limits.to_dict()
     record.info["bot_uids"] = [p.uid for p in proxies]
+    if not all(p.started for p in proxies):  # a bot that never loaded: `arena match` says why and stops
+        record.info["start_failed"] = [seat for seat, p in enumerate(proxies) if not p.started]
     record.info.update(timing_info(record.move_seats, [p.move_timing for p in proxies]))
     return record
 

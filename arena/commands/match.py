@@ -15,8 +15,8 @@ from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
 from arena.openings import book_option
 from arena.progress import Reporter
-from arena.records import REASONS, GameRecord
-from arena.text import dumps, markup, text
+from arena.records import REASONS, GameRecord, headline
+from arena.text import dumps, markup, shown, text
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -85,6 +85,16 @@ def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
             "move_seats": rec.move_seats, "wall_times": rec.wall_times, "cpu_times": rec.cpu_times,
             "duration": rec.duration,
             **{k: rec.info[k] for k in ("adjudicated", "chance_key_id", "opening") if k in rec.info}}
+
+
+def start_failure(rec: GameRecord, names: Sequence[str]) -> str | None:
+    """Why a bot of this game could not start (its code did not load: no class Bot, not Python, an unregistered
+    COMP424 agent...), in one line; None when every bot started. A start-up timeout is a result, not a refusal."""
+    for f in rec.failures:
+        if f.seat in rec.info.get("start_failed", ()) and f.reason != "timeout":
+            return f"bot {shown(names[f.seat])} cannot start: {f.reason}" + \
+                (f" ({shown(headline(f.detail)[:300])})" if f.detail else "")
+    return None
 
 
 def first_bot_points(seats: list[int], rec: GameRecord) -> float:
@@ -202,6 +212,9 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
             rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
                             names=[labels[i] for i in seats], chance_key=key, opening=opening)
             records.append((seats, rec))
+            refusal = start_failure(rec, [labels[i] for i in seats])
+            if refusal:  # no game can be played with it: say why once, as `arena submit` would (exit 2)
+                raise ConfigError(refusal)
             if sprt is not None:
                 points.append(first_bot_points(seats, rec))
                 if len(points) % 2 == 0 and evaluate(sprt, points, paired=True).decision != "inconclusive":

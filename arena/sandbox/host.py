@@ -12,13 +12,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import traceback
 from typing import Any
 
+from arena.errors import IllegalMoveError
 from arena.sandbox import protocol
+from arena.tracebacks import bot_traceback
 
 _IN_FD = -1
 _OUT_FD = -1
+_ROOT: str | None = None  # the bot's snapshot folder: its traceback shows paths relative to it (None: built-in)
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -34,8 +36,8 @@ def _fail(reason: str, exc: BaseException | None = None) -> None:
     """Reports the bot's failure and exits. Everything here touches bot objects (the exception's ``__str__``,
     its traceback, a replaced ``sys.stderr``), so nothing may raise: the report must say what the bot did."""
     if exc is not None:
-        try:
-            traceback.print_exception(exc, file=sys.stderr)
+        try:  # the bot's own frames only, relative to its snapshot: never the host's or the install path
+            print(bot_traceback(exc, _ROOT), file=sys.stderr)
         except BaseException:  # noqa: BLE001 - a deep chain, a raising __str__, a broken sys.stderr
             try:
                 print(_exception_text(exc), file=sys.__stderr__)
@@ -70,6 +72,14 @@ def _exception_text(exc: BaseException) -> str:
         return f"{_type_name(exc)} (its message could not be shown)"
 
 
+def _exception_message(exc: BaseException) -> str:
+    """An exception's message; its type alone when its ``__str__`` (bot code) fails."""
+    try:
+        return _printable(str(exc))
+    except BaseException:  # noqa: BLE001
+        return _type_name(exc)
+
+
 def _describe(value: Any) -> str:
     """A short description of a bot's answer: its repr, or its type when the repr itself fails (a list nested
     deeper than the recursion limit, an int too long to print, a ``__repr__`` that raises)."""
@@ -99,8 +109,10 @@ def load_bot(spec: dict[str, Any], game: Any, seat: int, seed: int) -> Any:
     if spec["kind"] == "builtin":
         import bots
         return bots.make(spec["spec"], game, seat, seed)
+    global _ROOT
     path = spec["path"]
-    sys.path.insert(0, os.path.dirname(path))  # the bot may import helper modules from its own directory
+    _ROOT = os.path.dirname(path)
+    sys.path.insert(0, _ROOT)  # the bot may import helper modules from its own directory
     module_spec = importlib.util.spec_from_file_location("submitted_bot", path)
     if module_spec is None or module_spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -202,6 +214,10 @@ def serve() -> None:
             value = bot.step(state.clone(), limit)
         except MemoryError as exc:
             _fail("memory", exc)
+        except IllegalMoveError as exc:  # an adapter's illegal answer (a COMP424 agent that raised): the bot lives on
+            _send({"id": request["id"], "illegal": _exception_message(exc)[:300],
+                   "traceback": bot_traceback(exc.__cause__ or exc, _ROOT)[-2000:]})
+            continue
         except BaseException as exc:  # noqa: BLE001
             _fail("crash", exc)
         if type(value) is int and 0 <= value < 10**18:  # the common answer: one preformatted frame, one write
