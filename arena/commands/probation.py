@@ -1,4 +1,4 @@
-"""``arena league release BOT --league NAME [--db PATH]``: lift a bot's probation as it is.
+"""``arena league release BOT --league NAME|FILE [--db PATH]``: lift a bot's probation as it is.
 
 For a bot whose failures were not its fault (a machine that was overloaded, a limit the organiser has since
 raised). A bot that was at fault is better fixed: a changed file or spec enters a new version, which starts
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
 from arena.text import shown
 from leaderboards.store import DEFAULT_DB, Store
@@ -15,13 +16,15 @@ from leaderboards.store import DEFAULT_DB, Store
 
 @click.command("release")
 @click.argument("bot")
-@click.option("--league", "league_name", metavar="NAME", default=None,
-              help="The league (needed when the store holds several).")
-@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
-def release(bot: str, league_name: str | None, db: str) -> None:
+@click.option("--league", "league_name", metavar="NAME|FILE", default=None,
+              help=LEAGUE_HELP + " Needed when the store holds several leagues.")
+@click.option("--db", default=None, metavar="PATH",
+              help=f"The results store (default: the league file's, else {DEFAULT_DB}).")
+def release(bot: str, league_name: str | None, db: str | None) -> None:
     """Lift the probation of BOT (its current version): the next `arena league run` plays its games again,
     and its failure count starts afresh."""
-    with Store.open(db) as store:
+    path, league_name = league_store(league_name, db)
+    with Store.open(path) as store:
         league = store.find_league(league_name)
         current = store.current_bot(league.id, bot)
         if current is None:

@@ -1,4 +1,4 @@
-"""``arena replay GAME_ID [--db PATH] [--verify] [--no-board]``: a stored game move by move;
+"""``arena replay GAME_ID [--league NAME|FILE] [--db PATH] [--verify] [--no-board]``: a stored game move by move;
 ``arena replay --match FILE``: verifies the games of an ``arena match --json`` output."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import click
 
 import games as games_pkg
 from arena.chance import chance_rng, key_id, parse_key, substitute_rng
+from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import decide
 from arena.play import sample_chance, substitute_move
@@ -23,14 +24,16 @@ class Divergence(ArenaError):
 
 @click.command("replay")
 @click.argument("game_id", type=int, required=False)
-@click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH", help="The results store.")
+@click.option("--db", default=None, metavar="PATH",
+              help=f"The results store (default: the league file's, else {DEFAULT_DB}).")
 @click.option("--verify", is_flag=True, help="Re-simulate the game and fail at the first divergence.")
 @click.option("--no-board", is_flag=True, help="Only the moves, no board after each one.")
-@click.option("--league", "league_name", metavar="NAME", help="Without GAME_ID: list this league's games.")
+@click.option("--league", "league_name", metavar="NAME|FILE",
+              help=LEAGUE_HELP + " Without GAME_ID: list this league's games.")
 @click.option("--last", default=20, show_default=True, metavar="N", help="Without GAME_ID: how many games to list.")
 @click.option("--match", "match_file", metavar="FILE",
               help="Verify every game of an 'arena match --json' output instead (chance re-drawn from its chance_key).")
-def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_name: str | None, last: int,
+def replay(game_id: int | None, db: str | None, verify: bool, no_board: bool, league_name: str | None, last: int,
            match_file: str | None = None) -> None:
     """Print a stored game move by move with the board; without GAME_ID, list the latest games and their ids."""
     if match_file is not None:
@@ -38,14 +41,17 @@ def replay(game_id: int | None, db: str, verify: bool, no_board: bool, league_na
             raise ConfigError("--match verifies every game of the file: give no GAME_ID with it")
         verify_match(match_file)
         return
+    path, league_name = league_store(league_name, db)
     if game_id is None:
-        list_games(db, league_name, last)
+        list_games(str(path), league_name, last)
         return
-    with Store.open(db, readonly=True) as store:  # a viewer: never writes (nor migrates)
+    with Store.open(path, readonly=True) as store:  # a viewer: never writes (nor migrates)
         stored = store.game(game_id)
         if stored is None:
-            raise ConfigError(f"no game {game_id} in {db}")
+            raise ConfigError(f"no game {game_id} in {path}")
         league = next((lg.name for lg in store.leagues() if lg.id == stored.league_id), "?")
+        if league_name is not None and league != league_name:  # a game id is the store's, not the league's
+            raise ConfigError(f"game {game_id} in {path} is of league {league!r}, not of {league_name!r}")
         chance_key = store.chance_key(stored.league_id)
     if verify:
         moves = verify_game(stored, chance_key)

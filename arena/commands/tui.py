@@ -22,7 +22,7 @@ def tui(db: str | None, league: str | None, poll: float) -> None:
     or empty store shows a message and the dashboard waits for it.
     """
     if league is not None and is_league_file(league):
-        path, league = league_store(league, db)
+        path, league = league_store(league, db, must_exist=False)  # the dashboard waits for the store
         db = str(path)
     from arena.tui.app import ArenaApp  # textual is imported only when the command runs
 
