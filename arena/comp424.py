@@ -27,6 +27,7 @@ import random
 import sys
 import types
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from arena.errors import ConfigError, IllegalMoveError
@@ -56,6 +57,16 @@ def parse_agent_arg(bot: str) -> tuple[str, str]:
     rest = bot[len(PREFIX):]
     path, _, agent = rest.rpartition("@") if "@" in os.path.basename(rest) else (rest, "", "")
     return path, agent or DEFAULT_AGENT
+
+
+COURSE_FILES = ("agents/student_agent.py", "student_agent.py")
+"""A folder holding one of these (relative paths) is a COMP424 checkout or hand-in, not an arena bot folder."""
+
+
+def is_course_folder(files: Iterable[str]) -> bool:
+    """Whether a folder with these relative file paths is a COMP424 checkout or hand-in (recognised where one
+    is given as an arena bot by mistake, so the error says how to play it)."""
+    return any(name in COURSE_FILES for name in files)
 
 
 def take_agent(path: str | os.PathLike[str], agent: str = DEFAULT_AGENT, max_bytes: int = MB, *,

@@ -232,6 +232,10 @@ def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int 
     if "/" in entry or not entry.endswith(".py"):
         raise ConfigError(f"the entry of bot folder {where} must be a .py file at its top, not {entry!r}")
     if entry not in files:
+        from arena.comp424 import is_course_folder  # start-up: only for this error (comp424 imports this module)
+        if is_course_folder(files):
+            raise ConfigError(f"bot folder {where} is a COMP424 checkout (it has a student_agent.py), not an arena "
+                              f"bot: play it as comp424:{where} (docs/comp424.md)")
         raise ConfigError(f"bot folder {where} has no {entry}: add it (it defines class Bot) or name the entry "
                           "file with entry = \"name.py\"")
     return make(entry, files, os.path.basename(os.path.normpath(os.path.abspath(where))))

@@ -121,3 +121,28 @@ def test_a_bot_that_cannot_start_in_a_match_is_one_line_and_exit_2(tmp_path, bot
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot start" in lines[0] and cause in lines[0], out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+@pytest.mark.parametrize("folder", ["checkout", "handin"])
+def test_a_comp424_folder_given_without_the_prefix_is_recognised(tmp_path, folder):
+    path = FIXTURES / folder
+    out = arena(tmp_path, "match", "colosseum(size=5)", str(path), "random", "--games", "1", "-q")
+    assert out.returncode == 2
+    line = out.stderr.strip()
+    assert len(line.splitlines()) == 1 and f"comp424:{path}" in line and "bot.py" not in line, line
+
+
+def test_a_league_bot_that_is_a_comp424_checkout_is_told_its_format(tmp_path):
+    config = write(tmp_path / "league.toml", f"""
+        name = "course"
+        games = ["colosseum(size=5)"]
+        [[bots]]
+        name = "alice"
+        file = "{CHECKOUT}"
+        [[bots]]
+        name = "r"
+        spec = "random"
+        """)
+    out = arena(tmp_path, "league", "run", str(config), "-q")
+    assert out.returncode == 2
+    assert 'format = "comp424"' in out.stderr and "bot.py" not in out.stderr, out.stderr
