@@ -16,7 +16,9 @@ Groups are removed only once empty (``rmdir`` refuses otherwise); groups of refe
 """
 from __future__ import annotations
 
+import itertools
 import os
+import select
 import signal
 import time
 from collections.abc import Callable
@@ -110,6 +112,7 @@ class BotCgroup:
     cpuset: str | None = None
     problems: list[str] = field(default_factory=list)
     _freeze_fd: int = -1
+    _state_fd: int = -1
     _cpu_fd: int = -1
 
     @classmethod
@@ -195,12 +198,15 @@ class BotCgroup:
         return group
 
     def _open_fast_paths(self) -> None:
-        # Keep the freeze and CPU files open: a write/pread per move instead of open+close.
+        # Keep the freeze, frozen-state and CPU files open: a write/pread per move instead of open+close.
         try:
             if self.freeze_kind == "v2":
                 self._freeze_fd = os.open(os.path.join(self.dirs["v2"], "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
+                self._state_fd = os.open(os.path.join(self.dirs["v2"], "cgroup.events"), os.O_RDONLY | os.O_CLOEXEC)
             elif self.freeze_kind == "v1":
-                self._freeze_fd = os.open(os.path.join(self.dirs["freezer"], "freezer.state"), os.O_WRONLY | os.O_CLOEXEC)
+                state = os.path.join(self.dirs["freezer"], "freezer.state")
+                self._freeze_fd = os.open(state, os.O_WRONLY | os.O_CLOEXEC)
+                self._state_fd = os.open(state, os.O_RDONLY | os.O_CLOEXEC)
             if self.cpu_kind == "v2":
                 self._cpu_fd = os.open(os.path.join(self.dirs["v2"], "cpu.stat"), os.O_RDONLY | os.O_CLOEXEC)
             elif self.cpu_kind == "v1":
@@ -217,7 +223,9 @@ class BotCgroup:
         return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
 
     def freeze(self, frozen: bool = True) -> None:
-        """Freezes (or thaws) every process of the bot. Best effort: a dead group is ignored."""
+        """Asks the kernel to freeze (or thaw) every process of the bot and returns at once: a thread inside a
+        system call that only fatal signals stop (a long page-cache read) runs on until the call ends, so the
+        bot is stopped only once :meth:`frozen` says so (:meth:`wait_frozen`). A dead group is ignored."""
         if self._freeze_fd < 0:
             return
         value = (b"1" if frozen else b"0") if self.freeze_kind == "v2" else (b"FROZEN" if frozen else b"THAWED")
@@ -225,6 +233,51 @@ class BotCgroup:
             os.write(self._freeze_fd, value)
         except OSError:
             pass
+
+    def frozen(self) -> bool:
+        """True when the kernel reports every process of the bot frozen (v2 ``frozen 1`` in ``cgroup.events``, v1
+        ``FROZEN`` in ``freezer.state``); also when there is no freezer to ask or the group is gone (nothing of
+        the bot can run then)."""
+        if self._state_fd < 0:
+            return True
+        try:
+            text = os.pread(self._state_fd, 256, 0)
+        except OSError:
+            return True
+        return b"frozen 1" in text if self.freeze_kind == "v2" else text.startswith(b"FROZEN")
+
+    def wait_frozen(self, cpu_allowance: float, timeout: float) -> str | None:
+        """Waits, after ``freeze(True)``, until the kernel reports the bot frozen. None once it is; else why it is
+        not: it used more than ``cpu_allowance`` seconds of CPU since the wait began, or ``timeout`` seconds passed.
+
+        The usual freeze is done when the freeze request returns (one read says so); otherwise a few yields
+        (the bot's threads reach the freezer's trap within microseconds), then sleeps of at most 1 ms (v2 wakes
+        earlier on ``cgroup.events``, but the kernel delays its notifications up to 10 ms apart)."""
+        if self.frozen():
+            return None
+        start = time.monotonic()
+        cpu0 = self.cpu_seconds()
+        waker = None
+        if self.freeze_kind == "v2":
+            waker = select.poll()
+            waker.register(self._state_fd, select.POLLPRI)
+        for tries in itertools.count():
+            if self.frozen():
+                return None
+            waited = time.monotonic() - start
+            cpu = self.cpu_seconds()
+            if cpu is not None and cpu0 is not None and cpu - cpu0 > cpu_allowance:
+                return (f"kept running {cpu - cpu0:.3f} s of CPU after its move ended (at most {cpu_allowance:g} s "
+                        f"while it stops; a thread inside a long system call?)")
+            if waited > timeout:
+                return f"did not stop within {timeout:g} s of the end of its move"
+            if tries < 16:
+                os.sched_yield()
+            elif waker is not None:
+                waker.poll(1)
+            else:
+                time.sleep(min(0.0001 * 2 ** (tries - 16), 0.001))
+        return None  # unreachable: the loop returns
 
     def cpu_seconds(self) -> float | None:
         """CPU time used by every process of the bot so far (None when not measurable)."""
@@ -310,10 +363,10 @@ class BotCgroup:
     def destroy(self) -> bool:
         """Kills what is left and removes the groups; True when every group was emptied and removed."""
         emptied = self.kill()
-        for fd in (self._freeze_fd, self._cpu_fd):
+        for fd in (self._freeze_fd, self._state_fd, self._cpu_fd):
             if fd >= 0:
                 os.close(fd)
-        self._freeze_fd = self._cpu_fd = -1
+        self._freeze_fd = self._state_fd = self._cpu_fd = -1
         deadline = time.monotonic() + 3.0
         for d in self.dirs.values():
             while True:

@@ -32,6 +32,12 @@ of the limit (a fast move cannot be late; it saves a ``pread`` per move). A read
 since the previous one, so an unread move's few microseconds of waiting count in the next read move."""
 MIN_EXTENSION = 0.001
 """Extensions shorter than this end the move (the re-check loop converges geometrically)."""
+FREEZE_CPU = 0.01
+"""CPU seconds a bot may use from the end of its move until the kernel reports it frozen (its threads finish the
+system calls they are in), and again while frozen until its next move: more is its failure (timeout)."""
+FREEZE_WAIT = 1.0
+"""Wall seconds a bot may take to become frozen after its move (a bot waiting for a CPU uses none of FREEZE_CPU
+meanwhile): more is its failure (timeout)."""
 
 
 def deadline_for(seconds: float) -> float:
@@ -121,6 +127,14 @@ class Clock:
         if cpu is not None:
             self.last_cpu_time = cpu - (self._cpu_mark or 0.0)
             self._cpu_mark = cpu
+
+    def cpu_since_charge(self) -> float | None:
+        """CPU seconds used since the last ``charge`` (the end of the last move, or readiness): what a bot used
+        while frozen, read before it is thawed. It stays in the account: the next ``charge`` counts it too."""
+        if self._cpu_mark is None:
+            return None
+        cpu = self.cg.cpu_seconds() if self.cg is not None else self._schedstat()
+        return None if cpu is None else cpu - self._cpu_mark
 
     # -- a passed deadline -----------------------------------------------------------------------
     def overtime(self, deadline: float, answer_waiting: Callable[[], bool], freeze: Callable[[], None]) -> float:

@@ -33,6 +33,11 @@ class ProcessHandle:
             self.cg.freeze(True)
         return True
 
+    def wait_frozen(self, cpu_allowance: float, timeout: float) -> str | None:
+        """After ``freeze``: None once the kernel reports the bot frozen (or nothing can freeze it), else why not
+        (:meth:`arena.sandbox.cgroups.BotCgroup.wait_frozen`)."""
+        return self.cg.wait_frozen(cpu_allowance, timeout) if self.cg is not None else None
+
     def thaw(self) -> None:
         if self.cg is not None and self.frozen:
             self.cg.freeze(False)

@@ -19,11 +19,12 @@ from arena.errors import BotCrashedError, BotError, BotTimeoutError, IllegalMove
 from arena.limits import Limits
 from arena.sandbox import cgroups, failures, protocol
 from arena.sandbox.channel import STDERR_KEEP, Channel
-from arena.sandbox.clock import GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
+from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT, GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
 from arena.sandbox.handle import ProcessHandle
 from arena.sandbox.protocol import FrameError
 
-__all__ = ["GRACE", "MAX_CREDIT", "STARTUP_GRACE", "STDERR_KEEP", "BotProcess", "deadline_for"]
+__all__ = ["FREEZE_CPU", "FREEZE_WAIT", "GRACE", "MAX_CREDIT", "STARTUP_GRACE", "STDERR_KEEP", "BotProcess",
+           "deadline_for"]
 
 
 class BotProcess:
@@ -169,8 +170,10 @@ class BotProcess:
             self._freeze()
             clock.end(started, seconds, force=isinstance(exc, (BotTimeoutError, MachineOverloadedError)))
             raise
-        self._freeze()
-        clock.end(started, seconds)
+        stopped = self._freeze()
+        clock.end(started, seconds, force=stopped is not None)
+        if stopped is not None:  # its turn ends when it is frozen: until then its answer is not a move
+            raise stopped
         if "action" not in reply:
             if "bad_action" in reply:
                 raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
@@ -219,7 +222,9 @@ class BotProcess:
         if reply.get("type") != "ready":
             self._raise_reported(reply)
         self._ready = True  # the frame's own claims (its uid, its layers) are the bot's word: never kept as facts
-        self._freeze()
+        stopped = self._freeze()
+        if stopped is not None:
+            raise stopped
         self.clock.ready()
 
     @property
@@ -257,13 +262,31 @@ class BotProcess:
         raise failures.ended(code, oom, self.channel.stderr_tail(), self.limits.memory_mb)
 
     # -- process control ---------------------------------------------------------------------------
-    def _freeze(self) -> None:
+    def _freeze(self) -> BotTimeoutError | None:
         """Stops the bot and charges the move's CPU time, once per move: the timeout path freezes more than once
-        and must keep the move's CPU time, not the ~0 s since the first call."""
-        if self.handle.freeze():
-            self.clock.charge()
+        and must keep the move's CPU time, not the ~0 s since the first call.
+
+        The move ends when the kernel reports the bot frozen: the CPU it uses until then is the move's. A bot
+        that keeps running (more than FREEZE_CPU of CPU, or FREEZE_WAIT s) is killed; its failure is returned
+        (the caller raises it unless it is raising another)."""
+        if not self.handle.freeze():
+            return None
+        problem = self.handle.wait_frozen(FREEZE_CPU, FREEZE_WAIT)
+        self.clock.charge()
+        if problem is None:
+            return None
+        self._kill()
+        return BotTimeoutError(f"bot {problem}")
 
     def _thaw(self) -> None:
+        """Starts the bot; one that used more than FREEZE_CPU of CPU while frozen (or, without a freezer, between
+        its moves) is killed instead: a timeout."""
+        if self.handle.frozen:
+            used = self.clock.cpu_since_charge()
+            if used is not None and used > FREEZE_CPU:
+                self._kill()
+                raise BotTimeoutError(f"bot used {used:.3f} s of CPU between its moves, while it should have been "
+                                      f"stopped (at most {FREEZE_CPU:g} s)")
         self.handle.thaw()
         self.clock.start_cpu()
 

@@ -1,0 +1,37 @@
+"""Computes while frozen: threads loop long ``preadv`` calls over a large page-cached file any bot may read (the
+interpreter's own shared library, else the interpreter). A page-cache read stops only for fatal signals, so each
+call runs on after the freeze is asked for. Its main thread answers every move at once."""
+import os
+import sys
+import sysconfig
+import threading
+
+THREADS = 12
+
+
+def _target():
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    name = sysconfig.get_config_var("INSTSONAME") or ""
+    for path in (os.path.join(libdir, name), sys.executable):
+        try:
+            return os.open(os.path.realpath(path), os.O_RDONLY)
+        except OSError:
+            continue
+    raise RuntimeError("no large readable file")
+
+
+def _read_forever(fd):
+    buf = bytearray(1 << 20)
+    views = [buf] * 1024  # one buffer, many iovecs: each call copies the whole file
+    while True:
+        os.preadv(fd, views, 0)
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        fd = _target()
+        for _ in range(THREADS):
+            threading.Thread(target=_read_forever, args=(fd,), daemon=True).start()
+
+    def step(self, state, limit):
+        return state.legal_actions()[0]
