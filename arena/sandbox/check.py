@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from arena.sandbox import _sys, cgroups, landlock, seccomp
+from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT
 
 MANDATORY = ("no_new_privs", "seccomp", "landlock", "rlimits")
 
@@ -130,8 +131,14 @@ def report(refresh: bool = False) -> list[Layer]:
         else "no pids cgroup: RLIMIT_NPROC only" + problems)
     add("cgroup_kill", caps.kill, "cgroup.kill takes the whole process tree" if caps.kill
         else "no cgroup.kill: processes killed one by one from the group list" + problems)
-    add("freeze", caps.freeze is not None, f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer)"
-        if caps.freeze else "no freezer: a bot may compute on its opponent's time" + problems)
+    cpu_of = f"its whole tree, cgroup {caps.cpu}" if caps.cpu else "its main thread only"
+    between = f"more than {FREEZE_CPU * 1e3:g} ms of CPU between its moves ({cpu_of})"
+    add("freeze", caps.freeze is not None,
+        f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer): its move ends when the kernel reports "
+        f"it frozen; more than {FREEZE_CPU * 1e3:g} ms of CPU or {FREEZE_WAIT:g} s to get there is a timeout, and so "
+        f"is {between}" if caps.freeze else
+        f"no freezer: nothing stops a bot between its moves; {between} is a timeout at its next move, so it takes "
+        "CPU from one opponent move at most" + problems)
     add("cpuset", caps.cpuset is not None, f"the bot's CPUs are the referee's, enforced (cgroup {caps.cpuset} cpuset)"
         if caps.cpuset else "no cpuset cgroup: when the referee is pinned to some CPUs, seccomp denies "
         "sched_setaffinity instead (EPERM), so a bot cannot widen its CPUs" + problems)
