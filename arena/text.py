@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.text import Text
 
 MAX_NAME = 64
@@ -77,6 +78,19 @@ def text(value: object, style: str = "", *, lines: bool = False) -> Text:
     """:func:`shown` as a Rich :class:`~rich.text.Text`: Rich and Textual show it as is, never as markup."""
     from rich.text import Text  # here: the CLI's error path imports this module and need not load Rich
     return Text(shown(value, lines=lines), style=style)
+
+
+# Off a terminal a table has no screen to fit: as wide as it needs (rich would cut it at 80 columns).
+UNLIMITED_WIDTH = 10_000
+
+
+def out_console() -> Console:
+    """A rich Console on stdout for every command's tables: the terminal's width on a terminal; piped or
+    redirected, wide enough that a table is printed whole, never folded, wrapped or cut at 80 columns."""
+    import sys
+
+    from rich.console import Console  # start-up: rich only when printing
+    return Console() if sys.stdout.isatty() else Console(width=UNLIMITED_WIDTH)
 
 
 def markup(value: object) -> str:

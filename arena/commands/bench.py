@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from arena.bench import SUITES, Record, run_suites
 from arena.errors import ConfigError
+from arena.text import out_console
 
 
 @click.command("bench")
@@ -51,4 +51,4 @@ def _print_table(records: list[Record]) -> None:
         ratio = f"[{'green' if ok else 'red'}]{r.ratio:.2f}x[/]"
         table.add_row(r.suite, r.name, f"{_fmt(r.value)} {r.unit}", r.baseline, _fmt(r.baseline_value), ratio,
                       "" if r.target is None else f">= {r.target:g}x")
-    Console().print(table)
+    out_console().print(table)

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 import bots
+from arena.text import out_console
 from games.spec import format_value
 
 
@@ -29,7 +29,7 @@ def bots_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(catalogue, indent=2, default=str))
         return
-    console = Console()
+    console = out_console()
     for entry in catalogue:
         fixed = ", ".join(f"{k}={v}" for k, v in entry["fixed"].items())
         title = f"[bold]{entry['name']}[/]" + (f" (= {fixed})" if fixed else "") + \

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 import games
+from arena.text import out_console
 from games.spec import format_value
 
 
@@ -28,7 +28,7 @@ def games_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(catalogue, indent=2))
         return
-    console = Console()
+    console = out_console()
     for entry in catalogue:
         table = Table(title=f"[bold]{entry['name']}[/] — {entry['description']}", title_justify="left",
                       show_edge=False, expand=False)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ from rich.text import Text
 
 from arena.commands.locate import league_store
 from arena.errors import ConfigError
-from arena.text import csv_cell, dumps, shown
+from arena.text import csv_cell, dumps, out_console, shown
 from leaderboards.elo import ELO_FIELDS, annotate
 from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL
@@ -81,8 +80,8 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
 
 
 def console() -> Console:
-    """stdout; wide when it is not a terminal so piped tables are not truncated."""
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    """stdout; whole tables when it is not a terminal (arena.text.out_console)."""
+    return out_console()
 
 
 def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | None) -> str:

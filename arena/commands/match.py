@@ -16,7 +16,7 @@ from arena.limits import Limits, LimitType
 from arena.openings import book_option
 from arena.progress import Reporter
 from arena.records import REASONS, GameRecord, headline
-from arena.text import dumps, markup, shown, text
+from arena.text import dumps, markup, out_console, shown, text
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -231,7 +231,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                                **({} if book is None else {"openings": book.to_dict()}),
                                **({} if verdict is None else {"sprt": verdict.to_dict()})}))
         return
-    print_table(Console(), str(g), tot, len(records), layers)
+    print_table(out_console(), str(g), tot, len(records), layers)
     if verdict is not None:
         click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, alpha {verdict.alpha:g}, "
                    f"beta {verdict.beta:g}): LLR {verdict.llr:.2f} (bounds {verdict.lower:.2f}, {verdict.upper:.2f}) "

@@ -6,9 +6,9 @@ import sys
 import time
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from arena.text import out_console
 
 
 @click.group("sandbox")
@@ -48,7 +48,7 @@ def check_command(as_json: bool, no_live: bool) -> None:
         for l in layers:
             state = "[green]active[/]" if l.active else ("[red]MISSING[/]" if l.mandatory else "[yellow]missing[/]")
             table.add_row(l.name, state, "yes" if l.mandatory else "", l.detail)
-        console = Console()
+        console = out_console()
         console.print(table)
         if live is not None:
             console.print(f"live probe: a sandboxed game {'ran' if live['ok'] else 'FAILED'} "

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.experiments.core import Table
+from arena.text import out_console
 
 RATE_COLUMNS = ("rate", "lo", "hi", "published", "chance")
 VERDICT_STYLE = {"equivalent": "[green]equivalent[/]", "different": "[red]different[/]",
@@ -58,9 +59,7 @@ def render(table: Table) -> Any:
 
 
 def print_tables(tables: Sequence[Table], console: Any = None) -> None:
-    from rich.console import Console  # start-up: rich only when printing
-
-    console = console or Console()
+    console = console or out_console()
     for table in tables:
         console.print(render(table))
         counts = table.verdicts()

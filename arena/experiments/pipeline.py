@@ -9,17 +9,16 @@ from typing import Any
 from arena.experiments import get
 from arena.experiments.core import Runner, Table
 from arena.experiments.output import png_plot, print_tables, terminal_plot, write_csv, write_json
+from arena.text import out_console
 
 
 def run_experiment(name: str, settings: dict[str, str] | None = None, games: int | None = None,
                    seed: int | None = None, workers: int | None = None, out: str | Path | None = None,
                    plot: bool = True, console: Any = None, quiet: bool = False) -> tuple[list[Table], dict]:
     """Runs experiment ``name`` and returns its tables and a summary (params, seconds, files written)."""
-    from rich.console import Console  # start-up: rich only when printing
-
     experiment = get(name)
     cfg = experiment.configure(settings, games=games, seed=seed)
-    console = console or Console()
+    console = console or out_console()
     n_workers = max(1, workers or os.cpu_count() or 1)
     if not quiet:
         console.print(f"[bold]{experiment.name}[/]: {experiment.title}\n  study: {experiment.study}\n"

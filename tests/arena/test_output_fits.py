@@ -1,0 +1,53 @@
+"""Output that fits where it goes (issue 23, section 5): off a terminal a table is printed whole; the SPRT's
+verdict says in words who is stronger; the demo leaves nothing untracked in a checkout."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.leaderboards.support import arena, write
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_LEGAL = """
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+
+    def step(self, state, limit):
+        return state.legal_actions()[0]
+"""
+
+
+def table_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line[:1] in "┏┃┡│└"]
+
+
+def test_a_piped_match_prints_its_whole_table(tmp_path):
+    """Piped, rich would cut the table at 80 columns: long names folded, headers wrapped, columns lost."""
+    write(tmp_path / "a_bot_with_a_rather_long_file_name_for_its_table.py", FIRST_LEGAL)
+    out = arena(tmp_path, "match", "nim(n=9)", "a_bot_with_a_rather_long_file_name_for_its_table.py",
+                "mc(n=5,tie_break=first)", "--games", "2", "-q")
+    assert out.returncode == 0, out.stderr
+    lines = table_lines(out.stdout)
+    assert len(lines) == 6, out.stdout  # top, one header line, rule, two bots, bottom: nothing wrapped
+    header = lines[1]
+    for column in ("bot", "W/D/L", "points", "failures", "moves", "move ms p50/p90/p99", "cpu ms p50"):
+        assert f" {column} " in header, header
+    assert "a_bot_with_a_rather_long_file_name_for_its_table" in out.stdout
+    assert len({len(line) for line in lines}) == 1, "every line of the table as wide as the others"
+    assert re.search(r"^sandbox layers: .*cpu_accounting|^sandbox layers: .*\S$", out.stdout, re.M)
+
+
+def test_every_stdout_console_is_the_one_that_is_whole_off_a_terminal():
+    """The class of the problem: a bare rich ``Console()`` on stdout is 80 columns when piped."""
+    bare = []
+    for path in sorted((ROOT / "arena").rglob("*.py")):
+        if "tui" in path.parts:  # the dashboard draws on its own screen
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\bConsole\((?!.*(stderr=True|file=))", line) and "def " not in line:
+                bare.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    allowed = {"arena/text.py"}
+    assert [b for b in bare if b.split(":")[0] not in allowed] == [], "\n".join(bare)
