@@ -62,14 +62,17 @@ class Store(StoreViews):
         """Opens (and with ``create=True`` creates) a store.
 
         An existing file is first opened read-only and checked (:mod:`leaderboards.storefile`: a regular file with
-        an SQLite header, ``PRAGMA quick_check``, the application id and schema version; for a writer also a
-        writable file, ``-wal``/``-shm`` and folder); a writer reopens it only when it passes, so a damaged,
-        foreign or read-only file is refused and never written.
+        an SQLite header, ``PRAGMA quick_check``, the application id and schema version, a schema exactly as arena
+        wrote it (no trigger, view or other object); for a writer also a writable file, ``-wal``/``-shm`` and
+        folder); a writer reopens it only when it passes, so a damaged, foreign or read-only file is refused and
+        never written.
 
         Raises:
             ConfigError: the file does not exist and ``create`` is false.
-            StoreError: one line naming the file, what is wrong and what to do: not an arena store, damaged,
-                read-only (file or folder), full disk, or written by a newer arena.
+            StoreError: one line naming the file, what is wrong and what to do: damaged, read-only (file or
+                folder), full disk, or written by a newer arena.
+            NotAStoreError: (a StoreError and a ConfigError: exit status 2) not an arena store, or one whose schema
+                is not exactly arena's.
         """
         path = Path(path)
         exists = path.exists()
@@ -86,7 +89,7 @@ class Store(StoreViews):
             try:
                 version = storefile.check(conn, path)
                 if version is None and readonly:
-                    raise StoreError(f"{path} is not an arena store (no tables); pass --db with an arena store")
+                    raise storefile.not_a_store(path, "no tables")
             except BaseException:
                 conn.close()
                 raise
@@ -95,7 +98,7 @@ class Store(StoreViews):
         try:
             if not readonly:
                 path.absolute().parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(path, timeout=storefile.BUSY_TIMEOUT, isolation_level=None)
+                conn = storefile.connect_writer(path)
                 conn.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a committed transaction survives the writer being killed (only a power
                 # loss can lose the last transactions, never corrupt the file).
@@ -112,8 +115,7 @@ class Store(StoreViews):
                 version = SCHEMA_VERSION
             elif version > SCHEMA_VERSION:
                 conn.close()
-                raise StoreError(f"{path} was written by a newer arena (schema {version}, this arena reads up to "
-                                 f"{SCHEMA_VERSION}); upgrade arena")
+                raise StoreError(storefile.newer(path, version))
             store = cls(conn, path, version)
             if version < SCHEMA_VERSION and not readonly:
                 try:

@@ -1,5 +1,10 @@
 """Opening a store file safely: checked read-only before anyone writes, and every failure explained.
 
+A store file is data, not code: SQLite would run a trigger, a view or a column default stored in a file
+someone handed over. :func:`check` accepts only the exact schema arena itself wrote for the file's schema version
+(every table, index and nothing else: no trigger, view or other object; see :func:`known_schemas`), and every
+connection runs with ``trusted_schema=OFF``.
+
 :meth:`leaderboards.store.Store.open` calls :func:`preflight`, then :func:`check` on a read-only connection from
 :func:`connect_readonly`; only a store that passes is reopened for writing. :func:`explain` turns an SQLite or OS
 error into the one line a user sees (the file, what is wrong, what to do); ``Store.__exit__`` applies it to
@@ -13,13 +18,16 @@ must create ``-wal`` there), so the store is opened ``immutable=1``: nothing bes
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
+from leaderboards import schema
 
 HEADER = b"SQLite format 3\x00"
 APPLICATION_ID = 0x4172454E
@@ -33,6 +41,16 @@ _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 
 
 class StoreError(ArenaError):
     """The store is missing, from a newer arena, not an arena store, damaged, read-only, full or busy."""
+
+
+class NotAStoreError(StoreError, ConfigError):
+    """The file given as a store is not one arena wrote (not SQLite, another schema, a trigger or view in it): the
+    user passed the wrong file (exit status 2, like any bad argument); it is never opened for writing."""
+
+
+def not_a_store(path: Path, what: str) -> NotAStoreError:
+    return NotAStoreError(f"{path} is not an arena store ({what}); it was not changed: pass --db with an arena "
+                          "store, or move the file away to start a new one")
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -70,9 +88,7 @@ def preflight(path: Path, *, write: bool) -> None:
     except OSError as exc:
         raise StoreError(explain(exc, path)) from None
     if head != HEADER and not (head == b"" and write):  # an empty file becomes a new store (as SQLite treats it)
-        what = "an empty file" if head == b"" else "not an SQLite database"
-        raise StoreError(f"{path} is not an arena store ({what}); pass --db with an arena store, or move the file "
-                         "away to start a new one")
+        raise not_a_store(path, "an empty file" if head == b"" else "not an SQLite database")
     if not write:
         return
     if not _writable(path):
@@ -97,36 +113,156 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
         uri = _uri(path, mode="ro", immutable="1")
     else:
         uri = _uri(path, mode="ro")
-    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+    return _untrusting(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None))
+
+
+def connect_writer(path: Path) -> sqlite3.Connection:
+    """The writer's connection (after :func:`check` passed on a read-only one)."""
+    return _untrusting(sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None))
+
+
+def _untrusting(conn: sqlite3.Connection) -> sqlite3.Connection:
+    # Defence in depth behind check(): functions with side effects never run from the file's own schema.
+    conn.execute("PRAGMA trusted_schema=OFF")
+    return conn
 
 
 def check(conn: sqlite3.Connection, path: Path) -> int | None:
     """Checks an open store: its structure (``PRAGMA quick_check``: every page of every b-tree, ~0.1 s per
-    100 MB), its application id and its ``meta`` table.
+    100 MB), its application id and user version, its ``meta`` table, and that its schema is exactly one arena
+    wrote for that schema version (:func:`known_schemas`).
 
     Returns:
-        The schema version, or None for an empty database (no tables).
+        The schema version, or None for an empty database (no schema object at all).
 
     Raises:
-        StoreError: damaged, or not an arena store.
+        StoreError: damaged, or written by a newer arena.
+        NotAStoreError: not an arena store (another program's database, or an arena store with objects added,
+            removed or changed: a trigger, a view, a table).
     """
     try:
         problems = [line for (row,) in conn.execute("PRAGMA quick_check(3)") for line in str(row).splitlines()
                     if not line.startswith("***")]  # ("*** in database main ***" heads SQLite's list)
         if problems != ["ok"]:
             raise StoreError(damaged(path, "; ".join(problems)))
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
+        found = _objects(conn)
+        if not found:
             return None
-        if app_id not in (0, APPLICATION_ID) or "meta" not in tables:
-            raise StoreError(f"{path} is an SQLite database but not an arena store; pass --db with an arena store")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id not in (0, APPLICATION_ID):
+            raise not_a_store(path, f"an SQLite database with application_id {app_id:#x}")
+        if user_version != 0:
+            raise not_a_store(path, f"an SQLite database with user_version {user_version}")
+        if ("table", "meta") not in {(kind, name) for kind, name, _, _ in found}:
+            raise not_a_store(path, f"an SQLite database of {_listed(sorted((k, n) for k, n, _, _ in found))}, "
+                                    "without arena's meta table")
         row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None or not str(row[0]).isdigit():
-            raise StoreError(f"{path} is not an arena store (no schema version); pass --db with an arena store")
-        return int(row[0])
+        if row is None or not str(row[0]).isdigit() or int(row[0]) < 1:
+            raise not_a_store(path, "no schema version")
+        version = int(row[0])
+        if version > schema.SCHEMA_VERSION:
+            raise StoreError(newer(path, version))
+        known = known_schemas()[version]
+        if found not in known:
+            raise not_a_store(path, f"{_difference(found, known)}, not arena's schema {version}")
+        return version
     except sqlite3.Error as exc:
         raise StoreError(explain(exc, path)) from None
+
+
+def newer(path: Path, version: int) -> str:
+    return (f"{path} was written by a newer arena (schema {version}, this arena reads up to {schema.SCHEMA_VERSION}); "
+            "upgrade arena")
+
+
+_Objects = frozenset[tuple[str, str, str, str | None]]
+
+
+def _objects(conn: sqlite3.Connection) -> _Objects:
+    """Every object of the file's schema: (type, name, table, its SQL with whitespace normalized)."""
+    return frozenset((str(kind), str(name), str(table), _normalized(sql)) for kind, name, table, sql in
+                     conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+
+
+def _normalized(sql: str | None) -> str | None:
+    if sql is None:
+        return None
+    return re.sub(r" ?([(),]) ?", r"\1", re.sub(r"\s+", " ", str(sql))).strip()
+
+
+def _difference(found: _Objects, known: list[_Objects]) -> str:
+    """What ``found`` has that the closest of arena's own schemas does not (and what it lacks), named."""
+    closest = min(known, key=lambda objects: len(found ^ objects))
+    extra = {(kind, name) for kind, name, _, _ in found - closest}
+    missing = {(kind, name) for kind, name, _, _ in closest - found}
+    parts = [f"{kind} {name[:60]!r} defined differently" if (kind, name) in missing else f"a {kind} {name[:60]!r}"
+             for kind, name in sorted(extra)]
+    parts += [f"no {kind} {name!r}" for kind, name in sorted(missing - extra)]
+    return f"its schema has {_shown(parts)}"
+
+
+def _listed(objects: list[tuple[str, str]]) -> str:
+    return _shown([f"{kind} {name[:60]!r}" for kind, name in objects])
+
+
+def _shown(parts: list[str]) -> str:
+    return ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+
+
+_ADD_COLUMN = re.compile(r"ALTER TABLE (\w+) ADD COLUMN (.+)", re.S | re.I)
+
+
+def _migration(version: int) -> str:
+    """The statements that took a store from ``version - 1`` to ``version``."""
+    return getattr(schema, f"MIGRATE_{version - 1}_TO_{version}")
+
+
+def _undo(ddl: str, migration: str) -> str:
+    """The creation DDL of the version before ``migration``: each column it added taken out of its table, each
+    table or index it created taken out of the script."""
+    for statement in (s.strip() for s in migration.split(";") if s.strip()):
+        added = _ADD_COLUMN.fullmatch(statement)
+        if added is None:
+            if statement + ";" not in ddl:
+                raise RuntimeError(f"cannot derive the previous schema: {statement[:60]!r} is not in SCHEMA")
+            ddl = ddl.replace(statement + ";", "", 1)
+            continue
+        table, column = added.groups()
+        start = ddl.index(f"CREATE TABLE IF NOT EXISTS {table} (")
+        end = ddl.index("\n);", start)
+        lines = ddl[start:end].split("\n")
+        at = [i for i, line in enumerate(lines) if line.strip().rstrip(",") == column.strip()]
+        if len(at) != 1:
+            raise RuntimeError(f"cannot derive the previous schema: column {column!r} of {table} not found once")
+        if not lines[at[0]].rstrip().endswith(","):  # it was the last line: the one before loses its comma
+            lines[at[0] - 1] = lines[at[0] - 1].rstrip().removesuffix(",")
+        del lines[at[0]]
+        ddl = ddl[:start] + "\n".join(lines) + ddl[end:]
+    return ddl
+
+
+@functools.cache
+def known_schemas() -> dict[int, list[_Objects]]:
+    """Per schema version, every schema arena can have written: a store created at that version, or created at an
+    earlier one and migrated (an added column sits elsewhere in its table's SQL). The creation script of each
+    earlier version is today's :data:`leaderboards.schema.SCHEMA` with the later migrations undone (and
+    tests/leaderboards/test_store_schema.py checks the result against version 1 as it shipped)."""
+    created = {schema.SCHEMA_VERSION: schema.SCHEMA}
+    for version in range(schema.SCHEMA_VERSION, 1, -1):
+        created[version - 1] = _undo(created[version], _migration(version))
+    known: dict[int, list[_Objects]] = {v: [] for v in created}
+    for first in sorted(created):
+        conn = sqlite3.connect(":memory:")
+        try:
+            schema.script(conn, created[first])
+            known[first].append(_objects(conn))
+            for version in range(first + 1, schema.SCHEMA_VERSION + 1):
+                schema.script(conn, _migration(version))
+                known[version].append(_objects(conn))
+        finally:
+            conn.close()
+    return known
 
 
 def damaged(path: Path, detail: str) -> str:

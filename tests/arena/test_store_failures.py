@@ -1,5 +1,6 @@
 """A store that cannot be written, is damaged, or fills the disk: one line that names the file, what is wrong and
-what to do (exit 1), and the file is never modified.
+what to do (exit 1), and the file is never modified. A file that is not an arena store (another program's, or a
+store with a trigger, view or table arena did not write) is the user's wrong argument: one line, exit 2.
 
 Root ignores permission bits, so "read-only" is made real with a read-only bind mount in a private mount
 namespace (``unshare -m``), and a full disk with a small tmpfs mounted there; nothing outside the test's own
@@ -79,10 +80,10 @@ def store(tmp_path: Path) -> Path:
     return db
 
 
-def _one_line(result: subprocess.CompletedProcess[str], *words: str) -> str:
+def _one_line(result: subprocess.CompletedProcess[str], *words: str, code: int = 1) -> str:
     print(result.args[-4:], "->", result.stderr.strip())
     lines = result.stderr.strip().splitlines()
-    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     assert len(lines) == 1, result.stderr
     line = lines[0]
     assert "internal error" not in line and "please report" not in line, line
@@ -152,8 +153,36 @@ def test_a_file_that_is_not_a_store_is_named_and_left_alone(tmp_path: Path):
     db.write_text("name,score\nalice,3\n" * 200)
     before = _fingerprint(db)
     for args in (("league", "run", "l.toml", "-q"), ("leaderboard", "--db", "s.sqlite")):
-        _one_line(arena(tmp_path, *args), "s.sqlite", "not an arena store")
+        _one_line(arena(tmp_path, *args), "s.sqlite", "not an arena store", code=2)
         assert _fingerprint(db) == before
+
+
+FOREIGN = {  # what a handed-over store may carry, and how the refusal names it
+    "trigger": ("CREATE TRIGGER fix AFTER INSERT ON games BEGIN UPDATE games SET returns='[1.0, -1.0]' "
+                "WHERE id=NEW.id; END", "trigger 'fix'"),
+    "view": ("CREATE VIEW v AS SELECT * FROM games", "view 'v'"),
+    "extra table": ("CREATE TABLE notes (x)", "table 'notes'"),
+    "application_id": ("PRAGMA application_id=7", "application_id 0x7"),
+}
+
+
+def test_a_store_with_a_foreign_schema_is_refused_by_every_command_and_left_alone(store: Path, tmp_path: Path):
+    """A store someone handed over ran its triggers on `arena league run` (a game's returns rewritten as it was
+    stored): now every command refuses it, in one line naming what it found, exit 2, the file unchanged."""
+    for kind, (sql, named) in FOREIGN.items():
+        here = tmp_path / kind.replace(" ", "_")
+        here.mkdir()
+        write(here / "l.toml", LEAGUE.format(n=4))  # more games to play: a writer would insert (and fire it)
+        write(here / "bot.py", RANDOM_BOT)
+        db = here / "s.sqlite"
+        shutil.copy(store, db)
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute(sql)
+        conn.close()
+        before = _fingerprint(db)
+        for args in (("league", "run", "l.toml", "-q", "-j", "1"), *READERS):
+            _one_line(arena(here, *args), "s.sqlite", "not an arena store", named, code=2)
+            assert _fingerprint(db) == before, (kind, args)
 
 
 def test_the_dashboard_open_path_names_a_damaged_store(store: Path):
