@@ -7,6 +7,14 @@ are allowed with their arguments checked: ``clone`` only for threads (``CLONE_TH
 library makes, ``prlimit64`` only on the bot itself. ``clone3`` answers ENOSYS so glibc falls back to
 ``clone``, whose flags the filter can read; ``ioctl`` with another request answers ENOTTY.
 
+The argument checks also keep two bots from meeting in kernel state that outlives a move (docs/sandbox.md,
+"Shared kernel state"): ``fcntl`` only for descriptor flags and duplication (no locks, leases,
+notifications or signal owners on files both bots can open), ``futex`` only process-private (a shared
+futex key on a runtime file's page is the same key in every bot; a shared wait answers EAGAIN, which
+glibc takes as a spurious wake-up), ``madvise`` only the advice allocators give (no read-ahead, page-out
+or page merging), ``preadv2``/``pwritev2`` without flags (``RWF_NOWAIT`` tells whether a page is cached);
+``sysinfo`` (machine-wide task and memory counters) is denied like any call not listed.
+
 Every other call is denied with errno ``ERRNO_BASE + number``: no real errno is that large, so the referee
 can name the call in the bot's failure reason (:func:`explain`, e.g. "system call listmount (458) is not
 allowed in the sandbox") instead of a misleading "permission denied". A foreign architecture (i386 or x32
@@ -29,18 +37,18 @@ _MAX_NAMED = 1024
 
 # Both architectures (a name missing on one is skipped there).
 ALLOWED = frozenset("""
-read write readv writev pread64 pwrite64 preadv pwritev preadv2 pwritev2 lseek close close_range dup dup2 dup3
-fcntl openat open newfstatat fstat stat lstat statx fstatfs statfs getdents64 getdents readlink readlinkat
+read write readv writev pread64 pwrite64 preadv pwritev lseek close close_range dup dup2 dup3
+openat open newfstatat fstat stat lstat statx fstatfs statfs getdents64 getdents readlink readlinkat
 access faccessat faccessat2 getcwd chdir fchdir fsync fdatasync pipe pipe2 poll ppoll select pselect6
 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2 eventfd2
-mmap munmap mprotect mremap madvise msync brk mbind get_mempolicy
+mmap munmap mprotect mremap msync brk mbind get_mempolicy
 clock_gettime clock_getres clock_nanosleep nanosleep gettimeofday time times getrusage getitimer setitimer alarm pause
 rt_sigaction rt_sigprocmask rt_sigreturn rt_sigpending rt_sigsuspend rt_sigtimedwait sigaltstack
 kill tgkill tkill restart_syscall
 getpid getppid gettid getuid geteuid getgid getegid getgroups getresuid getresgid getpgid getpgrp getsid
-getpriority getrlimit setrlimit uname sysinfo getcpu getrandom
+getpriority getrlimit setrlimit uname getcpu getrandom
 sched_yield sched_getaffinity sched_getparam sched_getscheduler sched_get_priority_max sched_get_priority_min
-futex set_robust_list set_tid_address rseq arch_prctl exit exit_group
+set_robust_list set_tid_address rseq arch_prctl exit exit_group
 """.split())
 
 CLONE_THREAD = 0x00010000
@@ -51,6 +59,19 @@ CLONE_NAMESPACES = 0x80 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x
 PRCTL_ALLOWED = (2, 3, 15, 16, 21, 23, 30, 39, 42, 0x53564D41)
 # TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIONCLEX, FIOCLEX, FIOASYNC (the same numbers on both architectures)
 IOCTL_ALLOWED = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451, 0x5452)
+# F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETPIPE_SZ: a descriptor's own flags. Not the
+# locks (F_SETLK, F_OFD_*), F_SETLEASE, F_NOTIFY, F_SETOWN/F_SETSIG: state of a file that every bot can open.
+FCNTL_ALLOWED = (0, 1, 2, 3, 4, 1030, 1032)
+FUTEX_PRIVATE_FLAG = 128
+# FUTEX_WAIT and FUTEX_WAIT_BITSET, with and without FUTEX_CLOCK_REALTIME: shared waits answer EAGAIN (glibc's
+# pthread_join waits "shared" on the thread id and then re-reads it: a busy wait, never a hang); every other
+# shared operation answers EINVAL (glibc's wake accepts it).
+FUTEX_SHARED_WAITS = (0, 9, 256, 265)
+# MADV_NORMAL, DONTNEED, FREE, DONTFORK, DOFORK, HUGEPAGE, NOHUGEPAGE, DONTDUMP, DODUMP, WIPEONFORK, KEEPONFORK,
+# DONTNEED_LOCKED: what allocators (glibc, numpy) give about their own anonymous memory. Not WILLNEED,
+# RANDOM/SEQUENTIAL (read-ahead into the shared page cache), COLD/PAGEOUT, MERGEABLE (same-page merging
+# across processes), POPULATE_*, COLLAPSE. Others answer EINVAL, the kernel's own answer to an unknown advice.
+MADVISE_ALLOWED = (0, 4, 8, 10, 11, 14, 15, 16, 17, 18, 19, 24)
 
 _LD_W_ABS, _JEQ, _JGE, _JSET, _JA, _RET_K, _RET_A, _ADD_K, _OR_K = 0x20, 0x15, 0x35, 0x45, 0x05, 0x06, 0x16, 0x04, 0x44
 RET_ALLOW = 0x7FFF0000
@@ -125,10 +146,11 @@ def build_filter(deny_affinity: bool = False, machine: str | None = None) -> lis
             prog.append((_JEQ, 0, len(block), nrs[name]))
             prog.extend(block)
 
-    def one_of(offset: int, values: Sequence[int], otherwise: int) -> list[tuple[int, int, int, int]]:
+    def one_of(offset: int, values: Sequence[int], otherwise: int,
+               then: int = RET_ALLOW) -> list[tuple[int, int, int, int]]:
         block = [(_LD_W_ABS, 0, 0, offset)]
         for v in values:
-            block += [(_JEQ, 0, 1, v), (_RET_K, 0, 0, RET_ALLOW)]
+            block += [(_JEQ, 0, 1, v), (_RET_K, 0, 0, then)]
         return block + [(_RET_K, 0, 0, otherwise)]
 
     special("clone3", [(_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)])  # glibc falls back to clone
@@ -139,6 +161,12 @@ def build_filter(deny_affinity: bool = False, machine: str | None = None) -> lis
     special("prctl", one_of(_arg(0), PRCTL_ALLOWED, _denied(nrs["prctl"])))
     special("ioctl", one_of(_arg(1), IOCTL_ALLOWED, RET_ERRNO | errno.ENOTTY))
     special("prlimit64", one_of(_arg(0), (0,), _denied(nrs["prlimit64"])))  # its own limits only
+    special("fcntl", one_of(_arg(1), FCNTL_ALLOWED, _denied(nrs["fcntl"])))
+    special("futex", [(_LD_W_ABS, 0, 0, _arg(1)), (_JSET, 0, 1, FUTEX_PRIVATE_FLAG), (_RET_K, 0, 0, RET_ALLOW)]
+            + one_of(_arg(1), FUTEX_SHARED_WAITS, RET_ERRNO | errno.EINVAL, then=RET_ERRNO | errno.EAGAIN))
+    special("madvise", one_of(_arg(2), MADVISE_ALLOWED, RET_ERRNO | errno.EINVAL))
+    for name in ("preadv2", "pwritev2"):  # flags (RWF_NOWAIT answers EAGAIN for an uncached page) must be 0
+        special(name, one_of(_arg(5), (0,), RET_ERRNO | errno.EOPNOTSUPP))
     special("sched_setaffinity", [(_RET_K, 0, 0, RET_ERRNO | errno.EPERM)] if deny_affinity
             else [(_RET_K, 0, 0, RET_ALLOW)])
     # Everything else: errno ERRNO_BASE + nr (numbers too large to name get ENOSYS).

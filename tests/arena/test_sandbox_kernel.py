@@ -63,7 +63,7 @@ def test_the_filter_denies_by_default_on_both_architectures(machine):
         return seccomp.decide(program, seccomp.number(name, machine), args, machine)
     denied = seccomp.RET_ERRNO | seccomp.ERRNO_BASE
     assert seccomp.decide(program, 9999, (), machine) != seccomp.RET_ALLOW  # an unknown number
-    assert decide("read") == decide("write") == decide("futex") == seccomp.RET_ALLOW
+    assert decide("read") == decide("write") == decide("futex", 0, 128) == seccomp.RET_ALLOW  # FUTEX_WAIT_PRIVATE
     assert decide("listmount") == denied + seccomp.number("listmount", machine)
     assert seccomp.denied_call(seccomp.ERRNO_BASE + 458) == "listmount (458)"
     assert decide("clone", 0x3D0F00) == seccomp.RET_ALLOW  # pthread_create's flags: a thread
@@ -74,6 +74,20 @@ def test_the_filter_denies_by_default_on_both_architectures(machine):
     assert decide("ioctl", 1, 0x5401) == seccomp.RET_ALLOW and decide("ioctl", 1, 0x5412) == seccomp.RET_ERRNO | errno.ENOTTY
     assert decide("prlimit64", 0) == seccomp.RET_ALLOW and decide("prlimit64", 1) != seccomp.RET_ALLOW
     assert decide("sched_setaffinity") == seccomp.RET_ALLOW
+    # Kernel state two bots share (tests/arena/test_covert_channels.py plays the attacks): locks, leases,
+    # notifications, shared futex keys, read-ahead and residency probes, machine-wide counters.
+    assert decide("fcntl", 3, 1) == decide("fcntl", 3, 4) == decide("fcntl", 3, 1030) == seccomp.RET_ALLOW
+    for cmd in (5, 6, 7, 36, 37, 38, 1024, 1026, 8, 10):  # F_GETLK F_SETLK F_SETLKW F_OFD_* LEASE NOTIFY OWN SIG
+        assert decide("fcntl", 3, cmd) == denied + seccomp.number("fcntl", machine), cmd
+    assert decide("futex", 0, 0) == seccomp.RET_ERRNO | errno.EAGAIN  # a shared wait: a spurious wake-up
+    assert decide("futex", 0, 1) == seccomp.RET_ERRNO | errno.EINVAL  # a shared wake
+    assert decide("futex", 0, 9 | 128 | 256) == seccomp.RET_ALLOW  # private, whatever the clock
+    assert decide("madvise", 0, 0, 4) == seccomp.RET_ALLOW and decide("madvise", 0, 0, 3) == seccomp.RET_ERRNO | errno.EINVAL
+    assert decide("preadv2", 3, 0, 1, 0, 0, 0) == seccomp.RET_ALLOW
+    assert decide("preadv2", 3, 0, 1, 0, 0, 8) == seccomp.RET_ERRNO | errno.EOPNOTSUPP  # RWF_NOWAIT
+    for name in ("flock", "sysinfo", "mincore", "inotify_init1", "fanotify_init", "shmget", "mq_open", "keyctl",
+                 "add_key", "readahead", "fadvise64", "cachestat", "socket", "timer_create", "memfd_create"):
+        assert decide(name) == denied + seccomp.number(name, machine), name
     fallback = seccomp.build_filter(deny_affinity=True, machine=machine)
     assert seccomp.decide(fallback, seccomp.number("sched_setaffinity", machine), (), machine) == \
         seccomp.RET_ERRNO | errno.EPERM
