@@ -123,6 +123,25 @@ class SprtResult:
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
+    def verdict(self, a: str, b: str) -> str:
+        """The decision in words for bots named ``a`` (the first) and ``b``: which is stronger, by how much (the
+        accepted hypothesis) and how sure (the LLR against its bound), e.g. ``H1: greedy is stronger than random
+        (elo1=50 accepted, LLR 3.08 >= 2.94)``. ``a`` and ``b`` are shown as given: escape untrusted names first."""
+        if self.decision == "inconclusive":
+            return (f"inconclusive: {self.games} games did not decide between elo0={self.elo0:g} and "
+                    f"elo1={self.elo1:g} (LLR {self.llr:.2f}, bounds {self.lower:.2f} and {self.upper:.2f}); "
+                    "more --games would")
+        low, high = sorted((self.elo0, self.elo1))
+        if self.decision == "H1":  # A is nearer elo1 than elo0: read against 0, where "stronger" begins
+            claim = ("is stronger than" if low >= 0 else "is not weaker than" if high > 0 else
+                     f"is not {-low:g} Elo weaker than")
+            why = f"elo1={self.elo1:g} accepted, LLR {self.llr:.2f} >= {self.upper:.2f}"
+        else:
+            claim = ("is weaker than" if high <= 0 else "is not stronger than" if low < 0 else
+                     f"is not {high:g} Elo stronger than")
+            why = f"elo0={self.elo0:g} accepted, LLR {self.llr:.2f} <= {self.lower:.2f}"
+        return f"{self.decision}: {a} {claim} {b} ({why})"
+
 
 def evaluate(sprt: Sprt, points: Sequence[float], *, paired: bool) -> SprtResult:
     """The test on A's points per game (1 win, 1/2 draw, 0 loss) in play order. ``paired``: games 2i and 2i+1 share

@@ -229,10 +229,10 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                                "games": [game_json(s, r) for s, r in records], "totals": tot,
                                "chance_key": key.hex(),
                                **({} if book is None else {"openings": book.to_dict()}),
-                               **({} if verdict is None else {"sprt": verdict.to_dict()})}))
+                               **({} if verdict is None else
+                                  {"sprt": {**verdict.to_dict(), "verdict": verdict.verdict(labels[0], labels[1])}})}))
         return
     print_table(out_console(), str(g), tot, len(records), layers)
     if verdict is not None:
         click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, alpha {verdict.alpha:g}, "
-                   f"beta {verdict.beta:g}): LLR {verdict.llr:.2f} (bounds {verdict.lower:.2f}, {verdict.upper:.2f}) "
-                   f"after {len(records)} games: {verdict.decision}")
+                   f"beta {verdict.beta:g}) after {len(records)} games: {verdict.verdict(shown(labels[0]), shown(labels[1]))}")

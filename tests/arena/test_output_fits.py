@@ -51,3 +51,32 @@ def test_every_stdout_console_is_the_one_that_is_whole_off_a_terminal():
                 bare.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     allowed = {"arena/text.py"}
     assert [b for b in bare if b.split(":")[0] not in allowed] == [], "\n".join(bare)
+
+
+def sprt_result(decision: str, llr: float, elo0: float = 0, elo1: float = 50):
+    from arena.sprt import Sprt, SprtResult
+    s = Sprt(elo0, elo1)
+    return SprtResult(llr, s.lower, s.upper, decision, "pentanomial", (0, 0, 0, 0, 20), 40, elo0, elo1, 0.05, 0.05,
+                      "logistic")
+
+
+@pytest.mark.parametrize("decision, llr, elo0, elo1, words", [
+    ("H1", 3.08, 0, 50, "H1: greedy is stronger than random (elo1=50 accepted, LLR 3.08 >= 2.94)"),
+    ("H0", -2.95, 0, 50, "H0: greedy is not 50 Elo stronger than random (elo0=0 accepted, LLR -2.95 <= -2.94)"),
+    ("H1", 3.0, -10, 10, "H1: greedy is not weaker than random (elo1=10 accepted, LLR 3.00 >= 2.94)"),
+    ("H0", -3.0, -10, 10, "H0: greedy is not stronger than random (elo0=-10 accepted, LLR -3.00 <= -2.94)"),
+    ("H0", -3.0, -50, -10, "H0: greedy is weaker than random (elo0=-50 accepted, LLR -3.00 <= -2.94)"),
+    ("inconclusive", 0.5, 0, 50, "inconclusive: 40 games did not decide between elo0=0 and elo1=50 "
+                                 "(LLR 0.50, bounds -2.94 and 2.94); more --games would"),
+])
+def test_the_sprt_verdict_says_in_words_who_is_stronger(decision, llr, elo0, elo1, words):
+    assert sprt_result(decision, llr, elo0, elo1).verdict("greedy", "random") == words
+
+
+def test_a_match_prints_the_sprt_verdict_in_words(tmp_path):
+    out = arena(tmp_path, "match", "nim", "greedy", "random", "--games", "400", "--sprt", "elo0=0,elo1=50", "-q")
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.splitlines()[-1]
+    assert re.search(r"after \d+ games: H1: greedy is stronger than random \(elo1=50 accepted, LLR \d+\.\d\d >= 2\.94\)$",
+                     line), line
+    assert "alpha 0.05" in line
