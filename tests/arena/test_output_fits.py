@@ -80,3 +80,29 @@ def test_a_match_prints_the_sprt_verdict_in_words(tmp_path):
     assert re.search(r"after \d+ games: H1: greedy is stronger than random \(elo1=50 accepted, LLR \d+\.\d\d >= 2\.94\)$",
                      line), line
     assert "alpha 0.05" in line
+
+
+def test_a_league_run_in_a_checkout_leaves_nothing_untracked(tmp_path):
+    """`arena demo` in the checkout left arena.sqlite-shm, -wal and .lock as untracked files: every file a run
+    leaves beside its store is ignored by the repository's .gitignore."""
+    import shutil
+    import subprocess
+    shutil.copy(ROOT / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    write(tmp_path / "league.toml", """
+        name = "checkout"
+        games = ["nim(n=7)"]
+        games_per_pairing = 2
+        bots = ["random", "greedy"]
+    """)
+    out = arena(tmp_path, "league", "run", "league.toml", "-q")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "arena.sqlite").exists()
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, check=True,
+                            capture_output=True, text=True).stdout.split()
+    assert sorted(status[1::2]) == [".gitignore", "league.toml"], status
+    for leftover in ("arena.sqlite-wal", "arena.sqlite-shm", "arena.sqlite.lock", "arena.sqlite-journal"):
+        (tmp_path / leftover).write_text("")  # whether or not this run left it, a run may
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, check=True,
+                            capture_output=True, text=True).stdout.split()
+    assert sorted(status[1::2]) == [".gitignore", "league.toml"], status
