@@ -18,6 +18,7 @@ import click
 import games as games_pkg
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
+from arena.moves import failure_where
 from arena.records import headline
 from arena.text import csv_cell, dumps
 from leaderboards.store import Store, StoredGame
@@ -75,7 +76,7 @@ def league_seats(config: dict[str, Any]) -> int:
 
 def csv_row(row: dict[str, Any]) -> dict[str, Any]:
     ms = row["move_ms"]
-    fails = "; ".join(f"seat {f['seat']} {f['reason']} at action {f['move_number']}"
+    fails = "; ".join(f"seat {f['seat']} {failure_where(f)}"
                       + (f": {last_line(f['detail'])}" if last_line(f["detail"]) else "") for f in row["failures"])
     flat = {**{k: row[k] for k in ("id", "finished", "game", "round", "seed", "moves", "actions", "duration_s")},
             "failures": fails,

@@ -11,6 +11,7 @@ import games as games_pkg
 from arena.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
+from arena.moves import CHANCE, OPENING, Movers, failure_where
 from arena.outcome import decide
 from arena.play import sample_chance, substitute_move
 from arena.records import headline
@@ -78,23 +79,25 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     state = game.new_initial_state()
     if board:
         click.echo(game.render_text(state))  # the game draws its own board (games.base.Game)
-    decision = 0
+    movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
     for i, action in enumerate(g.history):
         seat = state.current_player()
         text = _action_text(game, state, action)
-        if seat < 0:
+        kind = movers.next(i, seat)
+        if kind == CHANCE:
             click.echo(f"{i + 1:4d}. chance: {text}")
+        elif kind == OPENING:  # nobody chose it: the league's opening, before any bot was asked
+            click.echo(f"{i + 1:4d}. opening: {text}")
         else:
-            wall = g.wall_times[decision] if decision < len(g.wall_times) else None
+            wall = g.wall_times[kind] if isinstance(kind, int) and kind < len(g.wall_times) else None
             timing = f"  [{1000 * wall:.1f} ms]" if wall is not None else ""
             click.echo(f"{i + 1:4d}. seat {seat} ({shown(g.players[seat])}): {text}{timing}")
-            decision += 1
         state.apply_action(action)
         if board:
             click.echo(game.render_text(state))
     for f in g.failures:
-        click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(f['reason'])} at action "
-                   f"{f['move_number']}" + (f": {shown(headline(f['detail']))}" if f.get("detail") else ""))
+        click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(failure_where(f))}"
+                   + (f": {shown(headline(f['detail']))}" if f.get("detail") else ""))
     result = ", ".join(f"{shown(g.players[s])} {r:+g} ({shown(t)})"
                        for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
     click.echo(f"result: {result}")

@@ -26,6 +26,7 @@ import games as games_pkg
 from arena.commands.export import iso, last_line
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
+from arena.moves import OPENING, Movers, failure_move, failure_where
 from arena.publish import FolderWriter
 from arena.text import dumps, shown
 from leaderboards.standings import head_to_head, standings
@@ -74,19 +75,18 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
         state = game.new_initial_state()
         out = [{"board": str(state), "seat": None, "move": "start", "ms": None}]
-        decision = 0
-        for action in g.history:
+        movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
+        for i, action in enumerate(g.history):
             seat = state.current_player()
             try:
                 move = state.action_to_string(action)
             except Exception:  # noqa: BLE001 - an odd stored action still shows
                 move = str(action)
-            ms = None
-            if seat >= 0:
-                ms = round(1000 * g.wall_times[decision], 1) if decision < len(g.wall_times) else None
-                decision += 1
+            kind = movers.next(i, seat)
+            ms = round(1000 * g.wall_times[kind], 1) if isinstance(kind, int) and kind < len(g.wall_times) else None
             state.apply_action(action)
-            out.append({"board": str(state), "seat": seat if seat >= 0 else None, "move": move, "ms": ms})
+            out.append({"board": str(state), "seat": seat if isinstance(kind, int) else None, "move": move, "ms": ms,
+                        **({"opening": True} if kind == OPENING else {})})
         return out
     except Exception:  # noqa: BLE001 - the report still lists the game, without frames
         return None
@@ -130,7 +130,7 @@ def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFa
                 shown_replays[g.id] = {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns,
                                        "terminations": g.terminations, "result": result_text(g),
                                        "failures": [{"seat": x["seat"], "reason": x["reason"],
-                                                     "move_number": x["move_number"],
+                                                     "move": failure_move(x),
                                                      "detail": last_line(x.get("detail", ""))} for x in g.failures],
                                        "frames": replay}
         listing.append(entry)
@@ -201,7 +201,7 @@ def bot_page(league: str, r: dict[str, Any], f: BotFacts, cells: list[dict[str, 
         for x in f.failures:
             tail = "\n".join((x.get("detail") or "").splitlines()[-TRACEBACK_LINES:])
             parts.append(f'<div class="failure"><p>game {game_link(x["id"], replayed, root)} ({h(x["game"])}): '
-                         f"{h(x['reason'])} at action {x['move_number']}</p>"
+                         f"{h(failure_where(x))}</p>"
                          + (f"<pre>{h_block(tail)}</pre>" if tail else "") + "</div>")
     else:
         parts.append("<p>None.</p>")

@@ -30,15 +30,15 @@
 
   function message(text) { $("message").textContent = text; }
 
-  function seatName(r, seat) {
-    return seat === null ? "chance" : "seat " + seat + " (" + r.players[seat] + ")";
+  function seatName(r, frame) {  // an opening move was chosen by nobody: it is the opening's, not a seat's
+    return frame.opening ? "opening" : frame.seat === null ? "chance" : "seat " + frame.seat + " (" + r.players[frame.seat] + ")";
   }
 
   function render() {
     var r = current;
     var f = r.frames[step];
     $("board").textContent = f.board;
-    $("step").textContent = "action " + step + " of " + (r.frames.length - 1);
+    $("step").textContent = "move " + step + " of " + (r.frames.length - 1);
     var items = $("moves").children;
     for (var i = 0; i < items.length; i++) {
       items[i].className = i + 1 === step ? "current" : "";
@@ -65,14 +65,14 @@
       $("title").textContent = "game " + id + ": " + current.game;
       $("players").textContent = current.players.map(function (p, s) { return "seat " + s + ": " + p; }).join(", ");
       var fails = current.failures.map(function (x) {
-        return "; seat " + x.seat + " " + x.reason + " at action " + x.move_number + (x.detail ? ": " + x.detail : "");
+        return "; seat " + x.seat + " " + x.reason + " at move " + x.move + (x.detail ? ": " + x.detail : "");
       }).join("");
       $("result").textContent = "result: " + current.result + fails;
       var moves = $("moves");
       moves.textContent = "";
       current.frames.slice(1).forEach(function (fr, i) {
         var li = document.createElement("li");
-        li.textContent = seatName(current, fr.seat) + ": " + fr.move + (fr.ms === null ? "" : "  [" + fr.ms + " ms]");
+        li.textContent = seatName(current, fr) + ": " + fr.move + (fr.ms === null ? "" : "  [" + fr.ms + " ms]");
         li.onclick = function () { step = i + 1; render(); };
         moves.appendChild(li);
       });

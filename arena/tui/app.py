@@ -358,7 +358,7 @@ class ArenaApp(App[None]):
         reader = StoreReader(self.db_path)
         try:
             data = reader.replay(game_id)
-            replay = Replay(data.spec, data.history)
+            replay = Replay(data.spec, data.history, data.opening)
         except (Unavailable, ValueError, ImportError) as exc:
             self._deliver(self.notify, shown(f"cannot replay game {game_id}: {exc}"), severity="error", markup=False)
             return

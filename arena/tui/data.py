@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league import stored_relaxed
+from arena.moves import failure_move
 from arena.outcome import winners
 from arena.progress import describe, read_progress
 from arena.text import shown
@@ -164,6 +165,8 @@ class ReplayData:
     """Seconds of each bot move, in order (chance outcomes have none)."""
     moves: int = 0
     """Bot moves (the games list's count; a failed move included)."""
+    opening: int = 0
+    """Actions of the league's opening at the start of the history (chosen by nobody, untimed)."""
 
 
 def result_text(returns: list[float], players: list[str]) -> str:
@@ -485,7 +488,7 @@ class StoreReader:
                 pass
         players = [shown(labels.get(b, p)) for b, p in zip(game.seats, game.players)]
         return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures,
-                          game.wall_times, len(game.move_seats))
+                          game.wall_times, len(game.move_seats), len(game.info.get("opening", ())))
 
     def bot_detail(self, bot_id: int, scope: str = ALL) -> BotDetail:
         store = self._open()
@@ -505,7 +508,7 @@ class StoreReader:
             times.extend(t for s, t in zip(g.move_seats, g.wall_times) if s in mine)
             for f in g.failures:
                 if f.get("seat") in mine:
-                    failures.append((g.id, shown(f.get("reason", "?")), int(f.get("move_number", -1)),
+                    failures.append((g.id, shown(f.get("reason", "?")), failure_move(f),
                                      excerpt(shown(f.get("detail", ""), lines=True))))
         times.sort()
         pct = {f"p{q}": percentile(times, q) for q in (50, 90, 99)} if times else {}

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import games
+from arena.moves import OPENING, Movers
 
 
 class Replay:
     """Steps through a stored game. Observations are cached as the cursor moves forward."""
 
-    def __init__(self, spec: str, history: Sequence[int]) -> None:
+    def __init__(self, spec: str, history: Sequence[int], opening: int = 0) -> None:
         self.game = games.load(spec)
         self.spec = str(self.game)
         self.history = list(history)
@@ -23,8 +24,9 @@ class Replay:
         self._observations: list[dict[str, Any]] = [self._state.observation()]
         self._labels: list[str] = []  # _labels[i]: the name of history[i], taken in the state before it
         self._movers: list[int] = []
-        self._decisions: list[int | None] = []  # _decisions[i]: which bot move history[i] was (None: chance)
-        self._bot_moves = 0
+        self._decisions: list[int | None] = []  # _decisions[i]: which bot move history[i] was (None: chance, opening)
+        self._numbering = Movers(opening)  # one numbering: arena/moves.py
+        self._openings: list[bool] = []
         self.error: str | None = None
         """Why the replay stopped early (an action the rules refuse), or None."""
 
@@ -48,8 +50,9 @@ class Replay:
                 self.error = f"action {i + 1} ({action}) is not legal here: {exc}"
                 return
             self._labels.append(label)
-            self._decisions.append(None if mover < 0 else self._bot_moves)
-            self._bot_moves += mover >= 0
+            kind = self._numbering.next(i, mover)
+            self._decisions.append(kind if isinstance(kind, int) else None)
+            self._openings.append(kind == OPENING)
             self._movers.append(mover)
             self._observations.append(self._state.observation())
 
@@ -73,6 +76,11 @@ class Replay:
         """Bot moves among the first ``step`` actions."""
         step = self.clamp(step)
         return sum(d is not None for d in self._decisions[:step])
+
+    def is_opening(self, step: int) -> bool:
+        """Whether the action that led to ``step`` was an opening move (played before any bot was asked)."""
+        step = self.clamp(step)
+        return step > 0 and self._openings[step - 1]
 
     def move(self, step: int) -> tuple[int, str] | None:
         """(who moved, action name) of the action that led to ``step``; None at step 0. Chance is -1."""

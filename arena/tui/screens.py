@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from arena.moves import failure_where
 from arena.tui import boards
 from arena.text import shown, text
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
@@ -130,30 +131,31 @@ class ReplayScreen(Screen[None]):
         last = len(self.replay) - 1
         width = self._panel_width()
         out = Text()
-        # actions count chance outcomes too; "move k/n" counts the bots' moves, as the games list does
-        out.append(f"action {self.step}/{last}", style="bold")
+        # "move k/n" numbers every action (chance and opening too) as every replay and failure does
+        # (arena/moves.py); "turn k/n" counts the bots' own moves, as the games list's moves column does
+        out.append(f"move {self.step}/{last}", style="bold")
         n_moves = self.data.moves or self.replay.bot_moves_until(last)
-        out.append(f"  move {self.replay.bot_moves_until(self.step)}/{n_moves}\n", style="bold")
+        out.append(f"  turn {self.replay.bot_moves_until(self.step)}/{n_moves}\n", style="bold")
         state = "playing" if self.autoplaying else "paused"
         out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n", style="grey50")
         move = self.replay.move(self.step)
         if move is None:
             out.append("initial position\n", style="italic")
         else:  # the latest move in full, with its time; the list below is cut to the panel's width
-            out.append(f"{self._who(move[0])}: ", style="bold")
+            out.append(f"{self._who(move[0], self.step)}: ", style="bold")
             out.append(f"{move[1]}")
             took = self._time(self.step)
             out.append(f"  ({took})\n" if took else "\n", style="")
         out.append("\n")
         first = max(1, min(self.step - MOVES_SHOWN // 2, last - MOVES_SHOWN + 1))
         shown_steps = range(first, min(last, first + MOVES_SHOWN - 1) + 1)
-        names = [len(self._who(m[0])) for i in shown_steps if (m := self.replay.move(i)) is not None]
+        names = [len(self._who(m[0], i)) for i in shown_steps if (m := self.replay.move(i)) is not None]
         name_width = min(max(names, default=7), max(7, width - 22))  # whole names when the panel is wide enough
         for i in shown_steps:
             move = self.replay.move(i)
             if move is None:
                 continue
-            who = self._who(move[0])
+            who = self._who(move[0], i)
             who = who if len(who) <= name_width else who[:name_width - 1] + "…"
             took = self._time(i)
             line = f"{i:>3} {who:<{name_width}} {move[1]}"
@@ -171,15 +173,16 @@ class ReplayScreen(Screen[None]):
             out.append(f"end: {reason_text(self.data.terminations)}\n")
             for f in self.data.failures:  # a bot's own text: shown escaped
                 detail = [ln for ln in shown(f.get("detail", ""), lines=True).splitlines() if ln.strip()]
-                out.append(f"{shown(f.get('reason'))} at move {shown(f.get('move_number'))}\n", style="red")
+                out.append(f"{shown(failure_where(f))}\n", style="red")
                 if detail:
                     out.append(detail[-1].strip() + "\n", style="grey62")
         if self.replay.error:
             out.append(f"\n{self.replay.error}\n", style="bold red")
         return out
 
-    def _who(self, mover: int) -> str:
-        return "chance" if mover < 0 else self._player(mover)
+    def _who(self, mover: int, step: int) -> str:
+        """Who made the action that led to ``step``: chance, the opening (nobody chose it) or a seat's bot."""
+        return "chance" if mover < 0 else "opening" if self.replay.is_opening(step) else self._player(mover)
 
     def _player(self, seat: int) -> str:
         return self.data.players[seat] if seat < len(self.data.players) else f"seat {seat}"

@@ -146,3 +146,109 @@ def test_a_league_bot_that_is_a_comp424_checkout_is_told_its_format(tmp_path):
     out = arena(tmp_path, "league", "run", str(config), "-q")
     assert out.returncode == 2
     assert 'format = "comp424"' in out.stderr and "bot.py" not in out.stderr, out.stderr
+
+
+# -- one numbering of moves: the replays, the report, the dashboard and the failure texts ---------------------------
+SECOND_MOVE_ILLEGAL = """
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.n = 0
+
+    def step(self, state, limit):
+        self.n += 1
+        return 999 if self.n == 2 else state.legal_actions()[0]
+"""
+
+
+@pytest.fixture(scope="module")
+def opened(tmp_path_factory):
+    """A league with a two-move opening whose file bot answers illegally on its second move (random_move: a random
+    move is played for it), run, with its store."""
+    d = tmp_path_factory.mktemp("opened")
+    write(d / "twice.py", SECOND_MOVE_ILLEGAL)
+    config = write(d / "league.toml", """
+        name = "opened"
+        games = ["hex(size=4)"]
+        games_per_pairing = 2
+        seed = 3
+        database = "o.sqlite"
+        on_failure = "random_move"
+        openings = { plies = 2 }
+        [[bots]]
+        name = "twice"
+        file = "twice.py"
+        [[bots]]
+        name = "alice"
+        spec = "random"
+        """)
+    run = arena(d, "league", "run", str(config), "-q")
+    assert run.returncode == 0, run.stderr
+    from leaderboards.store import Store
+    with Store.open(d / "o.sqlite", readonly=True) as store:
+        games = store.games(store.find_league("opened").id)
+    return d, [g for g in games if g.failures]
+
+
+def _replay_lines(d: Path, game_id: int) -> dict[int, str]:
+    out = arena(d, "replay", str(game_id), "--db", "o.sqlite", "--no-board")
+    assert out.returncode == 0, out.stderr
+    lines = {}
+    for line in out.stdout.splitlines():
+        head, _, rest = line.strip().partition(". ")
+        if head.isdigit():
+            lines[int(head)] = rest
+    return lines, out.stdout
+
+
+def test_opening_moves_are_the_openings_and_every_time_is_its_moves(opened):
+    d, games = opened
+    g = games[0]
+    lines, _ = _replay_lines(d, g.id)
+    assert lines[1].startswith("opening: ") and lines[2].startswith("opening: "), lines
+    assert "ms]" not in lines[1] + lines[2]
+    first = lines[3]  # the first decision: the seat to move after the opening, with the first measured time
+    assert first.startswith(f"seat {g.move_seats[0]} ") and first.endswith(f"[{1000 * g.wall_times[0]:.1f} ms]"), first
+
+
+def test_a_failure_is_the_same_move_number_in_every_display(opened):
+    d, games = opened
+    for g in games[:2]:
+        f = g.failures[0]
+        n = f["move_number"] + 1
+        lines, text = _replay_lines(d, g.id)
+        # the move played in the failing bot's place is the replay's line n, by the failing seat
+        assert lines[n].startswith(f"seat {f['seat']} "), (n, lines)
+        assert f"({f['substituted']})" in lines[n]
+        assert f"illegal at move {n}" in text
+        export = arena(d, "export", "games", "--db", "o.sqlite", "--csv")
+        assert export.returncode == 0, export.stderr
+        row = next(r for r in export.stdout.splitlines() if r.startswith(f"{g.id},"))
+        assert f"illegal at move {n}" in row, row
+    report = arena(d, "report", "--db", "o.sqlite", "--out", "site")
+    assert report.returncode == 0, report.stderr
+    twice = next(b for b in games[0].seats if games[0].players[games[0].seats.index(b)] == "twice")
+    page = (d / "site" / "bots" / f"bot-{twice}.html").read_text()
+    assert f"illegal at move {games[0].failures[0]['move_number'] + 1}" in page
+    data = (d / "site" / "data" / "replays-0.js").read_text()
+    replays = json.loads(data[data.index("{"):data.rindex("}") + 1])
+    shown = replays[str(games[0].id)]
+    assert shown["failures"][0]["move"] == games[0].failures[0]["move_number"] + 1
+    assert [fr.get("opening", False) for fr in shown["frames"][1:4]] == [True, True, False]
+    assert shown["frames"][1]["ms"] is None and shown["frames"][3]["ms"] == round(1000 * games[0].wall_times[0], 1)
+
+
+def test_the_dashboards_replay_counts_the_same_moves(opened):
+    from arena.tui.data import StoreReader
+    from arena.tui.replay import Replay
+    d, games = opened
+    g = games[0]
+    reader = StoreReader(d / "o.sqlite")
+    try:
+        data = reader.replay(g.id)
+    finally:
+        reader.close()
+    replay = Replay(data.spec, data.history, data.opening)
+    last = len(replay) - 1
+    assert replay.is_opening(1) and replay.is_opening(2) and not replay.is_opening(3)
+    assert replay.bot_move(1) is None and replay.bot_move(3) == 0  # the first time is the first decision's
+    assert replay.bot_moves_until(last) == len(g.move_seats) == data.moves

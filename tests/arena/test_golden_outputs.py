@@ -65,7 +65,7 @@ games = ["nim"]
 """
 
 _ID = re.compile(r"^game \d+", re.M)
-_DETAIL = re.compile(r"(failed: \w+ at action \d+): .*")  # a failure's wording (others may reword it): not compared
+_DETAIL = re.compile(r"(failed: \w+ at move \d+): .*")  # a failure's wording (others may reword it): not compared
 _MS = re.compile(r"\s*\[\d+(\.\d+)? ms\]")
 _VARYING_INFO = {"bot_uids", "run_delays", "deadline_extensions", "sandbox", "host", "pid", "worker"}  # machine, load
 

@@ -1,0 +1,59 @@
+"""One numbering of a game's moves for every display: ``arena replay``, the HTML replay, the dashboard, the report
+and the failure texts.
+
+Move N is the N-th action of the game's history (1-based; chance outcomes and opening moves count, as the replays
+list them): the same action has the same number everywhere. A failure's stored ``move_number`` is the history index
+of the action the bot was asked for, so it is shown as move ``move_number + 1``, the line a replay shows for the
+move played in its place.
+
+Who an action belongs to: a chance outcome (the mover is negative), an opening move (the first ``len(opening)``
+actions that are not chance: played before any bot was asked, arena/openings.py), or a bot's decision, the k-th of
+the game (its index into the record's ``move_seats``, ``wall_times`` and ``cpu_times``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+CHANCE = "chance"
+OPENING = "opening"
+
+
+def failure_move(failure: Mapping[str, Any] | Any) -> int:
+    """The 1-based move number of a failure (a record's Failure or its stored dict)."""
+    index = failure.get("move_number", 0) if isinstance(failure, Mapping) else failure.move_number
+    try:
+        return int(index) + 1
+    except (TypeError, ValueError):
+        return 0
+
+
+def failure_where(failure: Mapping[str, Any] | Any) -> str:
+    """``crash at move 3``: a failure's reason and move, in the words every display uses."""
+    reason = failure.get("reason", "?") if isinstance(failure, Mapping) else failure.reason
+    return f"{reason} at move {failure_move(failure)}"
+
+
+class Movers:
+    """Says, action by action, whose each action of a history is: :data:`CHANCE`, :data:`OPENING`, or which bot
+    decision it was (0-based: its index into ``move_seats``/``wall_times``; the opening's moves have no time)."""
+
+    def __init__(self, opening: int) -> None:
+        self.opening = opening
+        self.decisions = 0
+
+    def next(self, index: int, mover: int) -> int | str:
+        """The kind of the action at history ``index``, taken when ``mover`` (a seat, or negative: chance) was to
+        move; call it for every action in order."""
+        if mover < 0:
+            return CHANCE
+        if index < self.opening:
+            return OPENING
+        self.decisions += 1
+        return self.decisions - 1
+
+
+def decisions(movers: Sequence[int], opening: int) -> list[int | str]:
+    """:meth:`Movers.next` for every action of a history, given who was to move before each."""
+    numbering = Movers(opening)
+    return [numbering.next(i, mover) for i, mover in enumerate(movers)]
