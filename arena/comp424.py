@@ -96,8 +96,17 @@ def take_agent(path: str | os.PathLike[str], agent: str = DEFAULT_AGENT, max_byt
         raise ConfigError(f"COMP424 folder {where} has a file named {ENTRY}, which arena writes itself; rename it")
     files = dict(snap.files)
     files[ENTRY] = _ENTRY_TEXT.format(agent=agent).encode()
-    name = snap.name.removesuffix(".py") if agent == DEFAULT_AGENT else f"{snap.name.removesuffix('.py')}@{agent}"
-    return make(ENTRY, files, name)
+    folder = snap.name.removesuffix(".py")
+    # named as the user names it (comp424:FOLDER[@agent]): the store lists it so, never as arena's entry file
+    return make(ENTRY, files, f"{PREFIX}{folder}" if agent == DEFAULT_AGENT else f"{PREFIX}{folder}@{agent}")
+
+
+def listed_as(snapshot: Snapshot) -> str:
+    """What a stored file bot is listed as ("file or spec"): its entry file, or for a COMP424 agent the argument
+    that names it (``comp424:FOLDER`` or ``comp424:FOLDER@agent``), not the entry file arena wrote."""
+    if snapshot.entry == ENTRY and is_agent_arg(snapshot.name):
+        return snapshot.name
+    return snapshot.entry
 
 
 # -- in the bot's process --------------------------------------------------------------------------------

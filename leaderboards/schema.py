@@ -207,6 +207,8 @@ class Bot:
     entry file)."""
     spec: str | None
     filename: str | None
+    """A file bot's listed name: its entry file, or for a COMP424 agent ``comp424:FOLDER[@agent]``
+    (:func:`arena.comp424.listed_as`), what the user gave."""
     source: str | None
     content_hash: str
     origin: str

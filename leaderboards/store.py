@@ -20,6 +20,7 @@ from typing import Any
 
 from arena import snapshot as snapshots
 from arena.chance import new_key
+from arena.comp424 import listed_as
 from arena.errors import ConfigError
 from arena.outcome import seat_results
 from arena.snapshot import Snapshot
@@ -282,7 +283,7 @@ class Store(StoreViews):
         blob = None
         if spec is None:
             snapshot = snapshot or snapshots.single(filename or "bot.py", source or "")
-            filename, source, blob = snapshot.entry, snapshot.entry_text(), snapshots.pack(snapshot)
+            filename, source, blob = listed_as(snapshot), snapshot.entry_text(), snapshots.pack(snapshot)
         digest = content_hash(spec) if spec is not None else snapshot.digest  # type: ignore[union-attr]
         games_json = None if games is None else json.dumps(list(games))
         with transaction(self.conn):
@@ -290,7 +291,10 @@ class Store(StoreViews):
                                     "ORDER BY version DESC LIMIT 1",
                                     (league_id, name)).fetchone()
             if row is not None and row["content_hash"] == digest and row["kind"] == kind:
-                updates: dict[str, Any] = {"games": games_json, "trusted": int(trusted), "origin": origin}
+                updates: dict[str, Any] = {"games": games_json, "trusted": int(trusted), "origin": origin,
+                                           # a COMP424 agent stored before it was listed by name gets its name
+                                           **({"filename": filename} if snapshot is not None
+                                              and filename != snapshot.entry else {})}
                 if row["status"] == "retired" or (reactivate and row["status"] == "probation"):
                     updates.update(status="active", status_reason="", consecutive_failures=0)
                     self._restart_window(row["id"])
