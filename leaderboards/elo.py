@@ -301,11 +301,20 @@ def annotate(rows: list[dict], games: Sequence[tuple[str, Sequence[int], Sequenc
     """Adds :data:`ELO_FIELDS` to leaderboard rows (dicts with ``bot_id``) from a league's games
     (:meth:`leaderboards.store.Store.outcomes`); every bot that played is fitted, only the rows' bots are ranked."""
     outcomes = [Outcome(seats, returns, cluster_of(key)) for key, seats, returns in games]
-    shown = [r["bot_id"] for r in rows]
-    fitted = sorted(set(shown) | {b for o in outcomes for b in o.seats})
-    by_bot = {e.bot: e for e in rate(outcomes, fitted, shown=shown)}
+    played = {b for o in outcomes for b in o.seats}
+    # a bot without games is unrated: no Elo, no interval, no rank range (all None); it is neither fitted (its prior
+    # would move the others' centre) nor ranked (it would hold "ranks 2-4" on no evidence)
+    shown = [r["bot_id"] for r in rows if r["bot_id"] in played]
+    by_bot = {e.bot: e for e in rate(outcomes, sorted(played), shown=shown)} if shown else {}
     for r in rows:
-        e = by_bot[r["bot_id"]]
-        r.update(elo=round(e.elo, 1), elo_low=round(e.elo_low, 1), elo_high=round(e.elo_high, 1),
+        e = by_bot.get(r["bot_id"])
+        if e is None:
+            r.update(dict.fromkeys(ELO_FIELDS))
+            continue
+        r.update(elo=_elo(e.elo), elo_low=_elo(e.elo_low), elo_high=_elo(e.elo_high),
                  rank_low=e.rank_low, rank_high=e.rank_high, group=e.group)
     return rows
+
+
+def _elo(value: float) -> float:
+    return round(value, 1) + 0.0  # + 0.0: never -0.0

@@ -211,5 +211,21 @@ class Rater:
 
 
 def leaderboard_order(ratings: dict[int, BotRating]) -> list[int]:
-    """Bot ids ordered by mu - 3 sigma (best first; ties broken by mu, then id)."""
-    return sorted(ratings, key=lambda b: (-ratings[b].exposed, -ratings[b].mu, b))
+    """Bot ids ordered by mu - 3 sigma (best first; ties broken by mu, then id), the bots without a game last: their
+    prior (mu - 3 sigma = 0) is no result, and would rank them above every bot whose games put it below 0."""
+    return sorted(ratings, key=lambda b: (ratings[b].games == 0, -ratings[b].exposed, -ratings[b].mu, b))
+
+
+UNRATED = "unrated"
+"""What a bot without games shows instead of a batch Elo (leaderboards/elo.py) and its interval."""
+
+
+def elo_text(elo: float | None, low: float | None, high: float | None) -> str:
+    """``+123 [+80, +166]``: a batch Elo and its 95% interval (never ``-0``); :data:`UNRATED` without games."""
+    if elo is None or low is None or high is None:
+        return UNRATED
+    return " ".join((_signed(elo), f"[{_signed(low)},", f"{_signed(high)}]"))
+
+
+def _signed(value: float) -> str:
+    return f"{round(value) + 0:+d}"

@@ -16,7 +16,7 @@ from arena.errors import ConfigError
 from arena.text import csv_cell, dumps, out_console, shown
 from leaderboards.elo import ELO_FIELDS, annotate
 from leaderboards.probation import lift_hint
-from leaderboards.ratings import ALL
+from leaderboards.ratings import ALL, elo_text
 from leaderboards.standings import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
@@ -152,7 +152,7 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
         lines.append([str(r["rank"]), shown(r["bot"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
                       str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, statuses[r["status"]]])
         if with_elo:
-            lines[-1][5:5] = [elo_cell(r), ranks_cell(r), f"g{r['group']}"]
+            lines[-1][5:5] = [elo_cell(r), ranks_cell(r), "-" if r["group"] is None else f"g{r['group']}"]
     grid(console, title, columns, lines)
     for r in rows:  # why a bot has fewer games than the others (the demo's greedy plays only Nim)
         if r.get("plays") is not None and scope == ALL:
@@ -166,13 +166,15 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
 
 
 def elo_cell(row: dict[str, Any]) -> str:
-    """``+123 [+80, +166]``: the batch Elo and its 95% interval."""
-    return f"{row['elo']:+.0f} [{row['elo_low']:+.0f}, {row['elo_high']:+.0f}]"
+    """``+123 [+80, +166]``: the batch Elo and its 95% interval; ``unrated`` for a bot without games."""
+    return elo_text(row["elo"], row["elo_low"], row["elo_high"])
 
 
 def ranks_cell(row: dict[str, Any]) -> str:
     """``1-3``: the ranks the bot holds with 95% confidence (one number when it is certain)."""
     low, high = row["rank_low"], row["rank_high"]
+    if low is None or high is None:  # unrated: no rank claimed
+        return "-"
     return str(low) if low == high else f"{low}-{high}"
 
 
@@ -186,8 +188,8 @@ def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str
             c = index.get((a["bot"], b["bot"]))
             if c is None:
                 values.append(("-", "dim"))
-            elif not c["games"]:
-                values.append(("0", "dim"))
+            elif not c["games"]:  # never met: nothing to show (a 0 would read as a score)
+                values.append("")
             else:
                 rate = c["win_rate"]
                 colour = "green" if rate > 0.55 else "red" if rate < 0.45 else "yellow"

@@ -48,6 +48,10 @@ class Unavailable(Exception):
         """The store's leagues, when the problem is an unknown league name (so the picker can still work)."""
 
 
+EloCell = tuple[float | None, float | None, float | None, int | None]
+"""(elo, low, high, group) of a bot; all None: unrated (no games)."""
+
+
 @dataclass(frozen=True)
 class LeaderRow:
     """One leaderboard line."""
@@ -65,8 +69,9 @@ class LeaderRow:
     failures: int
     trend: tuple[float, ...] = ()
     """mu - 3 sigma after each of the bot's rated games, oldest first."""
-    elo: tuple[float, float, float, int] | None = None
-    """The batch Elo, its 95% interval and the bot's tied group (leaderboards/elo.py); None until computed."""
+    elo: EloCell | None = None
+    """The batch Elo, its 95% interval and the bot's tied group (leaderboards/elo.py), all None for a bot without
+    games (unrated); None until computed."""
 
 
 @dataclass(frozen=True)
@@ -424,12 +429,12 @@ class StoreReader:
                         relaxed=stored_relaxed(league.config))
 
     _elo_for: tuple[Any, ...] = ()
-    _elo: dict[int, tuple[float, float, float, int]] = {}  # noqa: RUF012 - replaced, never mutated
+    _elo: dict[int, EloCell] = {}  # noqa: RUF012 - replaced, never mutated
     _elo_at = 0.0
     _elo_cost = 0.0
 
     def _batch_elo(self, store: Store, league_id: int, scope: str,
-                   rows: list[LeaderRow]) -> dict[int, tuple[float, float, float, int]]:
+                   rows: list[LeaderRow]) -> dict[int, EloCell]:
         """The batch Elo of the rows' bots, refitted when the games changed, but while games keep coming at most once
         per ten times its own cost (100,000 games take about a second to fit)."""
         key = (league_id, scope, tuple(r.bot_id for r in rows))

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from arena.moves import failure_where
+from leaderboards.ratings import elo_text
 from arena.tui import boards
 from arena.text import shown, text
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
@@ -242,9 +243,12 @@ class BotDetailScreen(Screen[None]):
             if d.elo is not None:  # the uncertainty said as an interval, a rank range and a tied group
                 e = d.elo
                 out.append("elo      ", style="bold")
-                out.append(f"{e['elo']:+.0f} [{e['elo_low']:+.0f}, {e['elo_high']:+.0f}] (95%), rank "
-                           f"{e['rank_low']}" + ("" if e["rank_low"] == e["rank_high"] else f"-{e['rank_high']}")
-                           + f", tied group g{e['group']}\n")
+                if e["elo"] is None:
+                    out.append(f"{elo_text(None, None, None)} (no games yet: no rating, interval or rank claimed)\n")
+                else:
+                    out.append(f"{elo_text(e['elo'], e['elo_low'], e['elo_high'])} (95%), rank {e['rank_low']}"
+                               + ("" if e["rank_low"] == e["rank_high"] else f"-{e['rank_high']}")
+                               + f", tied group g{e['group']}\n")
             if r.trend:
                 out.append("trend    ", style="bold")
                 out.append(sparkline(r.trend, 40), style="cyan")

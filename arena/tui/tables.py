@@ -19,6 +19,7 @@ from textual.widgets.data_table import CellDoesNotExist, ColumnKey
 from arena.text import shown
 from arena.tui.data import GameRow, LeaderRow, Snapshot
 from arena.tui.format import rate_style, seconds, sparkline
+from leaderboards.ratings import elo_text
 
 TREND_WIDTH = 10
 H2H_MAX_BOTS = 20
@@ -223,7 +224,9 @@ def elo_cells(row: LeaderRow) -> list[Cell]:
     if row.elo is None:
         return [right("-", "dim"), right("-", "dim")]
     elo, low, high, group = row.elo
-    return [right(f"{elo:+.0f} [{low:+.0f}, {high:+.0f}]"), right(f"g{group}", "dim" if group > 1 else "")]
+    if group is None:  # no games: unrated, no interval and no group claimed
+        return [right(elo_text(elo, low, high), "dim"), right("-", "dim")]
+    return [right(elo_text(elo, low, high)), right(f"g{group}", "dim" if group > 1 else "")]
 
 
 class LeaderboardTable(LiveTable):

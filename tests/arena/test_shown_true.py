@@ -68,3 +68,74 @@ def test_a_comp424_bot_is_listed_as_the_user_gave_it(course):
             assert reader.bot_detail(ids[name]).filename == spec
     finally:
         reader.close()
+
+
+# -- a bot without games claims no rating ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def waiting(tmp_path_factory):
+    """A league whose raising bot lost every game (its mu - 3 sigma is below a new bot's 0), and a bot submitted after
+    the run: no games yet."""
+    from tests.leaderboards.support import RAISING_BOT, RANDOM_BOT
+    d = tmp_path_factory.mktemp("waiting")
+    write(d / "raising.py", RAISING_BOT)
+    write(d / "late.py", RANDOM_BOT)
+    config = write(d / "league.toml", """
+        name = "w"
+        games = ["nim"]
+        games_per_pairing = 4
+        seed = 1
+        database = "w.sqlite"
+        probation_failures = 0
+        [[bots]]
+        spec = "random"
+        [[bots]]
+        spec = "greedy"
+        [[bots]]
+        name = "raising"
+        file = "raising.py"
+        """)
+    run = arena(d, "league", "run", str(config), "-q")
+    assert run.returncode == 0, run.stderr
+    sub = arena(d, "submit", "late.py", "--league", str(config))
+    assert sub.returncode == 0, sub.stderr
+    return d, config
+
+
+def test_a_bot_without_games_is_unrated_and_ranked_after_the_rated(waiting):
+    d, config = waiting
+    out = arena(d, "leaderboard", "--league", str(config), "--json")
+    assert out.returncode == 0, out.stderr
+    bots = json.loads(out.stdout)["bots"]
+    assert [b["bot"] for b in bots][-1] == "late", bots
+    late = bots[-1]
+    assert late["games"] == 0
+    assert all(late[k] is None for k in ("elo", "elo_low", "elo_high", "rank_low", "rank_high", "group")), late
+    raising = next(b for b in bots if b["bot"] == "raising")
+    assert raising["games"] > 0 and raising["exposed"] < 0  # the prior's 0 would have ranked "late" above it
+    for b in bots[:-1]:  # the rated bots' ranks are among themselves, and no -0.0 anywhere
+        assert 1 <= b["rank_low"] <= b["rank_high"] <= len(bots) - 1, b
+        assert all(str(b[k]) != "-0.0" for k in ("elo", "elo_low", "elo_high")), b
+    table = arena(d, "leaderboard", "--league", str(config))
+    row = next(line for line in table.stdout.splitlines() if " late " in line)
+    assert "unrated" in row and "[" not in row, row
+    report = arena(d, "report", "--league", str(config), "--out", "site")
+    assert report.returncode == 0, report.stderr
+    index = (d / "site" / "index.html").read_text()
+    assert index.index(">late<") > index.index(">raising<")
+    from arena.tui.data import StoreReader
+    from leaderboards.ratings import ALL
+    reader = StoreReader(d / "w.sqlite")
+    try:
+        rows = reader.poll(None, ALL).leaderboard
+    finally:
+        reader.close()
+    assert rows[-1].label == "late" and rows[-1].elo == (None, None, None, None), rows[-1]
+
+
+def test_pairs_that_never_met_are_blank_in_the_head_to_head(waiting):
+    d, config = waiting
+    out = arena(d, "leaderboard", "--league", str(config), "--h2h")
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if line.startswith("│ late "))
+    cells = [c.strip() for c in row.strip("│").split("│")][1:]
+    assert len(cells) == 4 and cells[:3] == ["", "", ""] and cells[3] == "-", row  # the last column is itself

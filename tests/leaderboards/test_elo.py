@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboards.elo import ELO_PER_NAT, Outcome, annotate, fit, rate, stages, tied_groups
+from leaderboards.elo import ELO_FIELDS, ELO_PER_NAT, Outcome, annotate, fit, rate, stages, tied_groups
 
 choix = pytest.importorskip("choix", reason="choix is the reference implementation (pip install -e '.[test]')")
 
@@ -108,10 +108,10 @@ def test_annotate_fills_the_leaderboard_fields_and_ranks_a_lopsided_league() -> 
         assert r["elo_low"] < r["elo"] < r["elo_high"]
 
 
-def test_a_league_without_games_gets_the_prior_for_every_bot() -> None:
+def test_a_league_without_games_claims_no_rating_for_any_bot() -> None:
+    # (issue 23 §3: the prior's "+0 [-x, +x], ranks 1-2" was shown as if measured)
     rows = annotate([{"bot_id": 7}, {"bot_id": 9}], [])
-    assert [r["elo"] for r in rows] == [0.0, 0.0] and all(r["elo_low"] < 0 < r["elo_high"] for r in rows)
-    assert {r["group"] for r in rows} == {1} and all(r["rank_low"] == 1 and r["rank_high"] == 2 for r in rows)
+    assert all(r[k] is None for r in rows for k in ELO_FIELDS)
 
 
 def test_arena_leaderboard_prints_the_batch_elo_in_the_table_json_and_csv(tmp_path) -> None:
