@@ -63,6 +63,9 @@ class RunSummary:
     """Games being played right now (kept live while the run goes: the progress note the dashboard reads)."""
     duplicates: list[str] = field(default_factory=list)
     """One line per bot that entered in this run byte-identical to a bot of another name (:mod:`arena.duplicates`)."""
+    waiting: int = 0
+    """Scheduled games of bots that entered while the run went on (``arena submit``): a run plays the schedule it
+    planned at its start, so these wait for the next run."""
 
 
 class Backend(Protocol):
@@ -244,6 +247,14 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
     store.rate_pending(league.id)
     summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
+    summary.waiting = waiting_games(store, league.id, config, set(bots))
+
+
+def waiting_games(store: Store, league_id: int, config: LeagueConfig, planned: set[int]) -> int:
+    """Unplayed scheduled games with a bot outside ``planned`` (the bots a run planned for at its start): the games
+    of bots submitted during that run, which the next run plays."""
+    todo = missing(plan(store, league_id, config), store.sorted_schedule_keys(league_id))
+    return sum(any(b not in planned for b in f.seats) for f in todo)
 
 
 class Interrupted(KeyboardInterrupt):

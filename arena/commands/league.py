@@ -88,6 +88,9 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
             f"{summary.already} already stored, {summary.scheduled} scheduled")
     if summary.skipped:
         line += f", {summary.skipped} skipped (probation: {', '.join(shown(p) for p in summary.probation)})"
+    if summary.waiting:  # a run plays the schedule it planned at its start
+        line += (f"; {summary.waiting} games of bots submitted during the run wait for the next run (run the same "
+                 "command again)")
     click.echo(line)
     if summary.interrupted:  # SIGINT/SIGTERM: the summary, one line on what was abandoned, and the signal's status
         click.echo(f"arena: stopped by {summary.interrupted}: {summary.abandoned} games in flight abandoned (not "
@@ -125,6 +128,7 @@ def status(config: str, db: str | None) -> None:
     # start-up: the league schema (pydantic) only when a league file is read
     from arena.league import load_config
     from arena.league_runner import plan
+    from arena.progress import read_progress
     from leaderboards import lock
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
@@ -138,10 +142,28 @@ def status(config: str, db: str | None) -> None:
         missing = sum(f.key not in done for f in fixtures)
         probation = [b.label for b in store.bots(lg.id, include_retired=False) if b.status == "probation"]
         running = lock.holder(path)  # a runner holding the store's lock (docs/leagues.md, "One runner per store")
-        click.echo(f"league {shown(cfg.name)}: {len(fixtures) - missing}/{len(fixtures)} scheduled games stored, "
-                   f"{store.count_games(lg.id)} games in the store"
+        note = read_progress(path) if running else None
+        run = _run_count(note)
+        if run is not None:  # the runner's own count (the schedule it planned at its start), never a second one
+            done, total = run
+            later = max(0, missing - (total - done))  # games of bots submitted since the run started
+            count = f"{done}/{total} games of the running league run played" + (
+                f"; {later} more scheduled games (bots submitted since the run started) wait for the next run"
+                if later else "")
+        else:
+            count = f"{len(fixtures) - missing}/{len(fixtures)} scheduled games stored"
+        click.echo(f"league {shown(cfg.name)}: {count}, {store.count_games(lg.id)} games in the store"
                    + (f"; on probation: {', '.join(shown(p) for p in probation)}" if probation else "")
                    + (f"; a league runner is playing this store now ({shown(running)})" if running else ""))
+
+
+def _run_count(note: dict[str, Any] | None) -> tuple[int, int] | None:
+    """(done, total) of a league runner's progress note, or None without a readable one."""
+    try:
+        done, total = int(note["done"]), int(note["total"])  # type: ignore[index]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (done, total) if 0 <= done <= total else None
 
 
 def _register() -> None:

@@ -139,3 +139,62 @@ def test_pairs_that_never_met_are_blank_in_the_head_to_head(waiting):
     row = next(line for line in out.stdout.splitlines() if line.startswith("│ late "))
     cells = [c.strip() for c in row.strip("│").split("│")][1:]
     assert len(cells) == 4 and cells[:3] == ["", "", ""] and cells[3] == "-", row  # the last column is itself
+
+
+# -- one count of a league's games while it runs ----------------------------------------------------------------------
+SLOW_BOT = """
+import time
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+
+    def step(self, state, limit):
+        time.sleep(0.15)
+        return state.legal_actions()[0]
+"""
+
+
+def test_status_and_the_runner_count_the_same_games_after_a_mid_run_submission(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from tests.leaderboards.support import RANDOM_BOT
+    write(tmp_path / "slow.py", SLOW_BOT)
+    write(tmp_path / "late.py", RANDOM_BOT)
+    config = write(tmp_path / "league.toml", """
+        name = "mid"
+        games = ["nim"]
+        games_per_pairing = 8
+        seed = 1
+        database = "m.sqlite"
+        [[bots]]
+        name = "slow"
+        file = "slow.py"
+        [[bots]]
+        spec = "random"
+        """)
+    runner = subprocess.Popen([sys.executable, "-m", "arena.cli", "league", "run", str(config), "-j", "1"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "games of the running league run played" not in (st := arena(tmp_path, "league", "status",
+                                                                                str(config)).stdout):
+            assert runner.poll() is None and time.monotonic() < deadline, st  # the run must still be going
+            time.sleep(0.2)
+        sub = arena(tmp_path, "submit", "late.py", "--league", str(config))
+        assert sub.returncode == 0, sub.stderr
+        status = arena(tmp_path, "league", "status", str(config)).stdout
+        out, err = runner.communicate(timeout=300)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 0, err
+    if "running league run" in status:  # (the run may have ended between the submission and this status)
+        assert "/8 games of the running league run played" in status, status  # the runner's total, not 8 + 16
+        assert "16 more scheduled games (bots submitted since the run started) wait for the next run" in status, status
+    assert "8 scheduled" in out and "16 games of bots submitted during the run wait for the next run" in out, out
+    after = arena(tmp_path, "league", "status", str(config)).stdout
+    assert "8/24 scheduled games stored" in after, after
