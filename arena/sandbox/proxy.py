@@ -52,6 +52,8 @@ class BotProcess:
         self._limit_sent: tuple[float, bool] | None = None
         self._sent = 0
         self._next_id = 1
+        self._late: set[int] = set()
+        """Requests that timed out unanswered: each may be answered late once (discarded); any other id is a failure."""
         self._pending_error: BotError | None = None
         self._ready = False
         self.handle = ProcessHandle()
@@ -148,6 +150,7 @@ class BotProcess:
                 {"time": seconds, "memory_mb": allowance.memory_mb, "first_move": first,
                  "think": allowance.think}))  # think: the budget on every move; the first's time covers start-up
         channel = self.channel
+        channel.new_move()
         try:
             # Write first, then thaw: the frozen bot cannot read it yet, and it wakes once (with its
             # request waiting) instead of waking on the thaw and again on the write.
@@ -162,11 +165,14 @@ class BotProcess:
                     break
                 if reply_id is None:
                     self._raise_reported(reply)
-                if isinstance(reply_id, bool) or not isinstance(reply_id, int) or not 0 < reply_id < request_id:
+                if type(reply_id) is not int or reply_id not in self._late:
                     self._kill()
-                    raise ProtocolError(f"answer to a request that was never sent: {str(reply)[:200]}")
-                # a late answer to a move that already timed out: discard it
+                    raise ProtocolError(f"answer to a request that was never sent or has no late answer left: "
+                                        f"{str(reply)[:200]}")
+                self._late.discard(reply_id)  # the one late answer to a move that timed out: discarded
         except (BotError, MachineOverloadedError) as exc:
+            if isinstance(exc, BotTimeoutError):
+                self._late.add(request_id)  # its answer may still come, once (a bot kept by the random-move rule)
             self._freeze()
             clock.end(started, seconds, force=isinstance(exc, (BotTimeoutError, MachineOverloadedError)))
             raise
@@ -256,7 +262,7 @@ class BotProcess:
     def _died(self) -> NoReturn:
         """The process closed its pipe: find out why (OOM kill, CPU limit, exception, signal)."""
         code = self.handle.wait_exit(1.0)
-        self.channel.drain_stderr()
+        self.channel.drain_stderr(final=True)
         oom = self.handle.oom_killed()
         self._kill()
         raise failures.ended(code, oom, self.channel.stderr_tail(), self.limits.memory_mb)
