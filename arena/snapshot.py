@@ -28,7 +28,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import psutil
 
@@ -176,12 +176,15 @@ def _check_entry(entry: str, files: dict[str, bytes]) -> None:
 # -- taking a snapshot ---------------------------------------------------------------------------------
 def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int = MB, *,
          setting: str = "--max-bot-mb") -> Snapshot:
-    """Copies a bot file or folder into a snapshot.
+    """Copies a bot file or folder into a snapshot, reading nothing beyond it.
 
     A file is a one-file bot. A folder is every regular file under it except hidden names (``.git``,
     ``.venv``, ...), ``__pycache__`` folders and ``.pyc`` files; its entry is ``entry`` or ``bot.py``.
-    Symlinks inside a folder are refused (they could name any file of the machine), and nothing is read
-    past the size limit.
+    The path named is opened once without following a symlink (a symlink there is refused: it could name any
+    file of the machine) and everything is read from that descriptor; symlinks inside a folder are refused too,
+    and nothing is read past the size limit. Run as root, a bot that belongs to another user (the path, or the
+    folder holding it, is theirs) is read by a child process with that user's rights (:func:`reader_uid`): a
+    file they cannot read (a hard link to it included) is refused, never copied with root's.
 
     Args:
         path: the bot file or folder.
@@ -190,45 +193,107 @@ def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int 
         setting: how the user raises the limit (named in the refusal).
 
     Raises:
-        ConfigError: one line: missing path, no entry, a symlink or special file, too large.
+        ConfigError: one line: missing or unreadable path, a symlink, no entry, a special file, too large.
     """
     where = os.fspath(path)
+    uid = reader_uid(where)
+    if uid is None:
+        return _take(where, entry, max_bytes, setting)
+    return _as_user(uid, lambda: _take(where, entry, max_bytes, setting), where)
+
+
+def reader_uid(where: str) -> int | None:
+    """Whose rights a bot at ``where`` is read with: None (this process's own) unless this process is root and the
+    path, or the folder that holds it, belongs to another user: then that user's uid."""
+    if os.geteuid() != 0:
+        return None  # a user reads with their own rights: nothing more than they could read anyway
+    for candidate in (where, os.path.dirname(os.path.abspath(where))):
+        try:
+            owner = os.lstat(candidate).st_uid
+        except OSError:
+            continue  # (a missing path is refused by _take, with its reason)
+        if owner != 0:
+            return owner
+    return None
+
+
+def _as_user(uid: int, work: Callable[[], Snapshot], where: str) -> Snapshot:
+    """``work()`` run in a forked child that dropped to ``uid`` (its own groups only): what that user could not read
+    is refused there. The child's answer is data (its name, then :func:`encode`), decoded and checked here like
+    any stored snapshot."""
+    import pwd  # start-up: only for a root run reading a user's bot
     try:
-        st = os.stat(where)  # the path the user named may itself be a symlink; nothing below it may
-    except OSError as exc:
-        raise ConfigError(f"bot {where!r} does not exist ({exc.strerror}); a BOT is a built-in spec, a .py file or "
-                          "a folder with bot.py") from None
+        user = pwd.getpwuid(uid)
+        gid, groups = user.pw_gid, os.getgrouplist(user.pw_name, user.pw_gid)
+    except KeyError:  # a uid with no account: its own gid-less self, no groups
+        gid, groups = uid, []
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:  # the child: drop, work, send b"ok\n" + bytes or b"no\n" + the refusal, and leave
+        code = 0
+        try:
+            os.close(read_end)
+            os.setgroups(groups)
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            try:
+                taken = work()
+                answer = b"ok\n" + taken.name.encode("utf-8", "surrogateescape") + b"\0" + encode(taken)
+            except ConfigError as exc:
+                answer = b"no\n" + str(exc).encode("utf-8", "backslashreplace")
+            with os.fdopen(write_end, "wb") as out:
+                out.write(answer)
+        except BaseException:  # noqa: BLE001 - the parent reports a child that said nothing
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answers:
+        data = answers.read()
+    os.waitpid(pid, 0)
+    if data.startswith(b"no\n"):  # (root read it as the user it belongs to: say so)
+        raise ConfigError(f"{data[3:].decode('utf-8', 'replace')} (read with the rights of its owner, uid {uid})")
+    if not data.startswith(b"ok\n"):
+        raise ConfigError(f"cannot read bot {where} with its owner's rights (uid {uid}); check the path")
+    name, _, encoded = data[3:].partition(b"\0")
+    try:
+        return replace(decode(encoded), name=name.decode("utf-8", "surrogateescape"))
+    except SnapshotError as exc:
+        raise ConfigError(f"bot {where}: {exc}") from None
+
+
+def _take(where: str, entry: str | None, max_bytes: int, setting: str) -> Snapshot:
+    """:func:`take` with this process's rights."""
     def too_big(size: int) -> ConfigError:
         return ConfigError(f"bot {where} is {_human(size)}, over the {_human(max_bytes, exact=True)} limit for a "
                            f"bot; raise it with {setting}")
 
-    if stat.S_ISREG(st.st_mode):
-        name = os.path.basename(where)
-        if entry not in (None, name):
-            raise ConfigError(f"bot {where} is a file: 'entry' is only for a folder bot")
-        if not name.endswith(".py"):
-            raise ConfigError(f"a bot is a Python file defining class Bot (or a folder with bot.py); {where} "
-                              "does not end in .py")
-        if st.st_size > max_bytes:
-            raise too_big(st.st_size)
-        fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            data = _read_regular(fd, where, max_bytes, too_big)
-        finally:
-            os.close(fd)
-        return make(name, {name: data}, name)
-    if not stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"bot {where} is neither a file nor a folder")
-    entry = entry or DEFAULT_ENTRY
-    top = os.path.realpath(where)  # the folder the user named may be a symlink; nothing inside it may
-    size = _tree_size(top)
-    if size > max_bytes:  # refused with its real size, before anything is read
-        raise too_big(size)
-    files: dict[str, bytes] = {}
-    for rel, data in _read_tree(top, max_bytes, too_big):
-        if len(files) >= MAX_FILES:
-            raise ConfigError(f"bot {where} has more than {MAX_FILES} files; ship fewer, larger files")
-        files[rel] = data
+    fd = _open_top(where)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            name = os.path.basename(os.path.normpath(where))
+            if entry not in (None, name):
+                raise ConfigError(f"bot {where} is a file: 'entry' is only for a folder bot")
+            if not name.endswith(".py"):
+                raise ConfigError(f"a bot is a Python file defining class Bot (or a folder with bot.py); {where} "
+                                  "does not end in .py")
+            if st.st_size > max_bytes:
+                raise too_big(st.st_size)
+            return make(name, {name: _read_regular(fd, where, max_bytes, too_big)}, name)
+        if not stat.S_ISDIR(st.st_mode):
+            raise ConfigError(f"bot {where} is neither a file nor a folder")
+        entry = entry or DEFAULT_ENTRY
+        size = _tree_size(fd, where)
+        if size > max_bytes:  # refused with its real size, before anything is read
+            raise too_big(size)
+        files: dict[str, bytes] = {}
+        for rel, data in _read_tree(fd, where, max_bytes, too_big):
+            if len(files) >= MAX_FILES:
+                raise ConfigError(f"bot {where} has more than {MAX_FILES} files; ship fewer, larger files")
+            files[rel] = data
+    finally:
+        os.close(fd)
     if "/" in entry or not entry.endswith(".py"):
         raise ConfigError(f"the entry of bot folder {where} must be a .py file at its top, not {entry!r}")
     if entry not in files:
@@ -239,6 +304,30 @@ def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int 
         raise ConfigError(f"bot folder {where} has no {entry}: add it (it defines class Bot) or name the entry "
                           "file with entry = \"name.py\"")
     return make(entry, files, os.path.basename(os.path.normpath(os.path.abspath(where))))
+
+
+def _open_top(where: str) -> int:
+    """The bot's file or folder, opened once without following a symlink (everything is read from this
+    descriptor: the path cannot be swapped between a check and a read). A special file is never opened."""
+    try:
+        st = os.lstat(where)
+        if stat.S_ISLNK(st.st_mode):
+            raise ConfigError(f"bot {where} is a symlink (to {os.readlink(where)!r}); arena reads a bot only from "
+                              "the file or folder itself: pass its real path")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise ConfigError(f"bot {where} is neither a file nor a folder")
+        fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ConfigError(f"bot {where!r} does not exist; a BOT is a built-in spec, a .py file or a folder with "
+                          "bot.py") from None
+    except OSError as exc:
+        what = "is a symlink" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})"
+        raise ConfigError(f"bot {where} {what}") from None
+    opened = os.fstat(fd)
+    if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):  # swapped between the lstat and the open
+        os.close(fd)
+        raise ConfigError(f"bot {where} changed while it was being read; submit it again")
+    return fd
 
 
 def _human(size: int, exact: bool = False) -> str:
@@ -263,18 +352,18 @@ def _read_regular(fd: int, where: str, max_bytes: int, too_big: Callable[[int], 
         chunks.append(chunk)
 
 
-def _walk(top: str) -> Iterator[tuple[str, str, int]]:
-    """(relative path, name, directory descriptor) of every file a folder snapshot takes, by descriptor (a folder
-    swapped for a symlink meanwhile is not followed); symlinks inside are refused."""
-    for dirpath, dirnames, filenames, dirfd in os.fwalk(top, follow_symlinks=False):
-        rel_dir = os.path.relpath(dirpath, top)
+def _walk(top: int, where: str) -> Iterator[tuple[str, str, int]]:
+    """(relative path, name, directory descriptor) of every file a folder snapshot takes, walked from the folder's
+    descriptor ``top`` (a folder swapped for a symlink meanwhile is not followed); symlinks inside are refused."""
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(".", follow_symlinks=False, dir_fd=top):
+        rel_dir = os.path.normpath(dirpath)
         for name in list(dirnames):
             if name.startswith(".") or name in _SKIPPED_DIRS:
                 dirnames.remove(name)
                 continue
             if stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode):
                 link = os.path.normpath(os.path.join(rel_dir, name))
-                raise ConfigError(f"bot folder {top} contains a symlink {link}; copy the files it points to into "
+                raise ConfigError(f"bot folder {where} contains a symlink {link}; copy the files it points to into "
                                   "the folder instead")
         dirnames.sort()
         for name in sorted(filenames):
@@ -283,29 +372,30 @@ def _walk(top: str) -> Iterator[tuple[str, str, int]]:
             yield (name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")), name, dirfd
 
 
-def _tree_size(top: str) -> int:
+def _tree_size(top: int, where: str) -> int:
     """Bytes of the files a folder snapshot would take (from their sizes: nothing is read)."""
     total = 0
-    for _, name, dirfd in _walk(top):
+    for _, name, dirfd in _walk(top, where):
         st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
         if stat.S_ISREG(st.st_mode):
             total += st.st_size
     return total
 
 
-def _read_tree(top: str, max_bytes: int, too_big: Callable[[int], ConfigError]) -> Iterator[tuple[str, bytes]]:
+def _read_tree(top: int, where: str, max_bytes: int,
+               too_big: Callable[[int], ConfigError]) -> Iterator[tuple[str, bytes]]:
     """(relative path, bytes) of every file :func:`_walk` finds, never reading past ``max_bytes`` in all."""
     total = 0
-    for rel, name, dirfd in _walk(top):
+    for rel, name, dirfd in _walk(top, where):
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dirfd)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise ConfigError(f"bot folder {top} contains a symlink {rel}; copy the file it points to into "
+                raise ConfigError(f"bot folder {where} contains a symlink {rel}; copy the file it points to into "
                                   "the folder instead") from None
-            raise ConfigError(f"cannot read {os.path.join(top, rel)}: {exc.strerror}") from None
+            raise ConfigError(f"cannot read {os.path.join(where, rel)}: {exc.strerror}") from None
         try:
-            data = _read_regular(fd, os.path.join(top, rel), max_bytes - total, lambda n: too_big(total + n))
+            data = _read_regular(fd, os.path.join(where, rel), max_bytes - total, lambda n: too_big(total + n))
         finally:
             os.close(fd)
         total += len(data)

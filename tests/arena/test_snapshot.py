@@ -35,8 +35,9 @@ def test_a_folder_snapshot_is_its_files_and_its_digest_names_their_content(tmp_p
     assert snap.entry == "bot.py" and sorted(snap.files) == ["bot.py", "helper.py", "pkg/weights.bin"]
     assert snap.name == "a"
     copy = snapshot.take(folder(tmp_path / "b"))  # another place, the same content: the same digest
-    (tmp_path / "current").symlink_to(tmp_path / "a")  # the path named may be a symlink, nothing inside it
-    assert snapshot.take(tmp_path / "current").digest == snap.digest
+    (tmp_path / "current").symlink_to(tmp_path / "a")  # a symlink is never followed, even the path named
+    with pytest.raises(ConfigError, match="is a symlink"):
+        snapshot.take(tmp_path / "current")
     assert copy.digest == snap.digest
     (tmp_path / "b" / "pkg" / "weights.bin").write_bytes(b"changed")
     assert snapshot.take(tmp_path / "b").digest != snap.digest
