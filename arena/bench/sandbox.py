@@ -4,6 +4,8 @@
   to a forked echo process (target: at most 50 us of overhead at the median);
 - time from starting a sandboxed bot to its first move, against the same bot started as a plain
   subprocess with no layers (target: at most 40 ms);
+- the referee's own CPU per move against a bot that prints in one-byte writes, against a trivial bot that sends
+  nothing extra (what a bot sends costs the referee a bounded amount per move: arena/sandbox/channel.py);
 - games/s of random vs random on Hex 7x7 through the sandbox, against in-process ``arena.play``.
 """
 from __future__ import annotations
@@ -58,8 +60,9 @@ def raw_pipe_round_trip(n: int) -> list[float]:
     return times
 
 
-def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
-    """Seconds per move of a sandboxed trivial bot (greedy Nim), freeze/thaw and CPU accounting included.
+def sandboxed_round_trip(n: int, bot: dict[str, Any] | None = None) -> tuple[list[float], list[str], float]:
+    """Seconds per move of a sandboxed bot (by default the trivial greedy Nim), freeze/thaw and CPU accounting
+    included; also the referee's own CPU seconds per move (this process's CPU time over the timed moves).
 
     Games of realistic length (100 own moves per bot process), so the O(history) state copies of the
     referee loop stay what they are in real games.
@@ -70,8 +73,9 @@ def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
     sandbox = Sandbox(LIMITS, game)
     limit = Limit(time=LIMITS.move_time)
     times: list[float] = []
+    cpu = 0.0
     while len(times) < n:
-        proxy = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
+        proxy = BotProcess(bot or {"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
         state = game.new_initial_state()
         try:
             state.apply_action(proxy.step(state, limit))  # start-up, not timed
@@ -79,13 +83,40 @@ def sandboxed_round_trip(n: int) -> tuple[list[float], list[str]]:
                 state.apply_action(1)  # the opponent's move
                 if state.is_terminal():
                     break
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 action = proxy.step(state, limit)
                 times.append(time.perf_counter() - t0)
+                cpu += time.process_time() - c0
                 state.apply_action(action)
         finally:
             proxy.close()
-    return times, sandbox.active_layers()
+    return times, sandbox.active_layers(), cpu / len(times)
+
+
+NOISY_BOT = """import os, time
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+    def step(self, state, limit):
+        end = time.monotonic() + {seconds}
+        while time.monotonic() < end:
+            os.write(2, b"x")  # one byte a write: each can wake the referee
+        return state.legal_actions()[0]
+"""
+
+
+def referee_cpu_noisy(moves: int, seconds: float = 0.05) -> float:
+    """The referee's CPU seconds per move against a bot that prints one byte per write for ``seconds`` of every
+    move (what the referee does because of what a bot sends: bounded per move, arena/sandbox/channel.py)."""
+    import tempfile
+
+    from arena.referee import describe_bot
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        path = os.path.join(d, "noisy.py")
+        with open(path, "w") as f:
+            f.write(NOISY_BOT.format(seconds=seconds))
+        return sandboxed_round_trip(moves, describe_bot(path, games.load("nim(n=200,k=1)")))[2]
 
 
 def round_trips(moves: int, rounds: int = 3) -> tuple[float, float, list[str]]:
@@ -96,7 +127,7 @@ def round_trips(moves: int, rounds: int = 3) -> tuple[float, float, list[str]]:
     layers: list[str] = []
     for _ in range(rounds):
         raw += raw_pipe_round_trip(moves // rounds)
-        times, layers = sandboxed_round_trip(moves // rounds)
+        times, layers, _ = sandboxed_round_trip(moves // rounds)
         boxed += times
     return statistics.median(raw), statistics.median(boxed), layers
 
@@ -191,6 +222,15 @@ def run(quick: bool = False) -> Iterable[Record]:
                    "raw os.pipe round trip on one CPU", raw1 * 1e6, target=raw1 / (raw1 + 50e-6),
                    note=f"overhead {(boxed1 - raw1) * 1e6:.1f} us per move (target <= 50 us); both sides pinned "
                         "to one CPU: no cross-CPU wake-ups")
+    _, _, quiet = sandboxed_round_trip(moves // 3)
+    noisy = referee_cpu_noisy(10 if quick else 40)
+    from arena.sandbox.channel import OUTPUT_PAUSE, OUTPUT_PER_MOVE, READS_PER_MOVE
+    yield cost(SUITE, "referee CPU per move, bot printing one byte a write for 50 ms a move", noisy * 1e6, "us",
+               "referee CPU per move, trivial bot that sends nothing extra", quiet * 1e6,
+               note=f"bound: the referee reads a bot's output as it comes at most {READS_PER_MOVE} times and "
+                    f"{OUTPUT_PER_MOVE >> 20} MiB a move, then once every {OUTPUT_PAUSE * 1e3:g} ms; answers in more "
+                    f"than {READS_PER_MOVE} pieces, answers to requests never made and hang-ups of the answer pipe "
+                    "are the bot's failure at once; a hung-up output pipe is not waited on")
     starts = 3 if quick else 10
     plain = statistics.median(start_to_first_move(False, starts))
     boxed_start = statistics.median(start_to_first_move(True, starts))

@@ -17,7 +17,7 @@ from arena.sandbox.protocol import FrameError
 
 STDERR_KEEP = 16 * 1024
 """Bytes of the bot's stderr kept (the tail) for crash reports."""
-READS_PER_MOVE = 10_000
+READS_PER_MOVE = 1000
 """Reads of each of a bot's pipes (its answers, its output) the referee makes as they come in one move: each is a
 wake-up of the referee, so a bot that trickles bytes cannot make it work without bound. Past it the output is read
 only every OUTPUT_PAUSE, and an answer still incomplete is the bot's failure (protocol)."""
