@@ -2,11 +2,12 @@
 
 The writer (this process) is the only one that touches the store. Games run elsewhere: in a pool of
 worker processes (``local``, ``--concurrency N`` games at once) or as Ray tasks (``ray``,
-:mod:`arena.ray_backend`). Each finished game is committed in its own transaction; a schedule key can
-be stored only once, so a run that is killed and started again plays exactly the games that are
-missing (the ones in flight when it died included) and counts nothing twice. Ratings are folded in
-schedule-key order, only up to the first game still outstanding, so they never depend on the order in
-which games happened to finish.
+:mod:`arena.ray_backend`). Each finished game is committed as soon as the writer reads it (games that
+finished together share one transaction); a schedule key can be stored only once, so a run that is
+killed and started again plays exactly the games that are missing (the ones in flight when it died
+included) and counts nothing twice. Ratings are folded in schedule-key order, only up to the first game
+still outstanding, so they never depend on the order in which games happened to finish (at most every
+:data:`FOLD_EVERY` seconds, and at the end of a run).
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ from arena.duplicates import twins, warning
 from arena.errors import ConfigError, MachineOverloadedError
 from arena.league import LeagueConfig
 from arena.limits import Limits
+from arena.records import GameRecord
 from arena.schedule import Fixture, league_schedule
 from arena.snapshot import MB, Snapshot, take, worker_files
 from arena.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
 from leaderboards import lock
 from leaderboards.probation import ProbationRule
+from leaderboards.ratings import failure_reasons
 from leaderboards.store import DEFAULT_DB, Bot, Store
 
 BACKENDS = ("local", "ray")
@@ -135,8 +138,9 @@ def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
 
 
 def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None,
-              snapshots: dict[int, Snapshot] | None = None) -> Task:
-    """The task of one fixture; ``snapshots`` holds each file bot's snapshot by bot id."""
+              snapshots: dict[int, Snapshot] | None = None, limits: dict[bool, dict[str, Any]] | None = None) -> Task:
+    """The task of one fixture; ``snapshots`` holds each file bot's snapshot by bot id, ``limits`` the league's
+    limits as a dict by ``trusted`` (:func:`task_limits`; computed here when not given)."""
     files = {}
     specs = []
     for bot_id in fixture.seats:
@@ -148,10 +152,16 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
             specs.append(bot.spec or "")
     file_bots = [bots[b] for b in fixture.seats if bots[b].kind == "file"]
     trusted = config.limits.trusted or (bool(file_bots) and all(b.trusted for b in file_bots))
-    limits = config.limits.with_(trusted=trusted).to_dict()
     return Task(fixture.key, fixture.game, fixture.round, fixture.seats, tuple(specs),
-                tuple(bots[b].label for b in fixture.seats), fixture.seed, limits, config.on_failure, files, chance_key,
+                tuple(bots[b].label for b in fixture.seats), fixture.seed, (limits or task_limits(config))[trusted],
+                config.on_failure, files, chance_key,
                 config.openings.opening(fixture.game, fixture.seed, fixture.round) if config.openings else ())
+
+
+def task_limits(config: LeagueConfig) -> dict[bool, dict[str, Any]]:
+    """The league's limits as a task carries them, for an untrusted and a trusted table: validated once per run,
+    not once per game (a validation and a deep copy cost the writer ~0.1 ms a game)."""
+    return {trusted: config.limits.with_(trusted=trusted).to_dict() for trusted in (False, True)}
 
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
@@ -286,6 +296,14 @@ def _stop_on_signals() -> Iterator[None]:
             signal.signal(s, h)
 
 
+_NOT_YET = object()
+FOLD_EVERY = 0.25
+"""Seconds between two rating folds while games are stored: a fold reads and writes the ratings of every bot it
+touches, so one fold for a few dozen games costs the writer little more than one for a single game. The games
+stored meanwhile stay unrated (as after a kill: the next fold or run rates them), and the last game of a run is
+always folded: the ratings at the end equal a schedule-order recomputation."""
+
+
 class _Writer:
     """Feeds fixtures to a backend and stores what comes back (the one writer)."""
 
@@ -300,6 +318,12 @@ class _Writer:
         self.chance_key = store.chance_key(league_id)  # the league's secret: the same for every game and resume
         self.snapshots: dict[int, Snapshot] = {}
         self.in_flight = 0  # handed to the backend, no result yet: what a stop abandons
+        self.limits = task_limits(config)
+        self.rule = ProbationRule.from_config(config)
+        self.rated_below: object = _NOT_YET  # the ``before`` of the last rating fold
+        self.folded_at = float("-inf")
+        self.writer_cpu = 0.0
+        """CPU seconds this writer spent storing games and folding ratings (``arena bench league`` reads it)."""
 
     def tasks(self) -> Iterator[Task]:
         for fixture in self.todo:
@@ -309,7 +333,8 @@ class _Writer:
                 continue
             self.in_flight += 1
             self.summary.in_flight = self.in_flight
-            yield make_task(fixture, self.bots, self.config, self.chance_key, self.snapshots_of(fixture.seats))
+            yield make_task(fixture, self.bots, self.config, self.chance_key, self.snapshots_of(fixture.seats),
+                            self.limits)
 
     def snapshots_of(self, seats: tuple[int, ...]) -> dict[int, Snapshot]:
         """The snapshots of the file bots among ``seats`` (each read from the store once)."""
@@ -320,28 +345,62 @@ class _Writer:
 
     def drain(self, backend: Backend) -> None:
         total = len(self.todo)
-        for task, result in backend.execute(self.tasks()):
-            self.in_flight -= 1
-            self.summary.in_flight = self.in_flight
-            self.finished.add(task.key)
-            if isinstance(result, TaskFailure):
-                (self.summary.overloaded if result.overloaded else self.summary.errors).append(
-                    f"{task.key}: {result.error}")
-            else:
-                self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, result.to_dict(),
-                                       probation=ProbationRule.from_config(self.config))
-                self.summary.played += 1
-                for bot_id in set(task.seats):
-                    if bot_id not in self.on_probation and self.store.bot(bot_id).status == "probation":
-                        self.on_probation.add(bot_id)
-            while self.low < total and self.todo[self.low].key in self.finished:
-                self.finished.discard(self.todo[self.low].key)  # behind the frontier: kept flat at 100k games
-                self.low += 1
-            self.store.rate_pending(self.league_id, before=self.todo[self.low].key if self.low < total else None)
-            if self.progress:
-                self.progress(self.summary.played + self.summary.skipped + len(self.summary.errors)
-                              + len(self.summary.overloaded), total, task,
-                              result)
+        batch: list[tuple[Task, TaskResult]] = []  # stored in the open transaction, not yet committed
+        tx: Any = None
+        try:
+            for task, result in backend.execute(self.tasks()):
+                if tx is None:
+                    tx = self.store.transaction()
+                    tx.__enter__()
+                started = time.thread_time()
+                self.finished.add(task.key)
+                if isinstance(result, TaskFailure):
+                    (self.summary.overloaded if result.overloaded else self.summary.errors).append(
+                        f"{task.key}: {result.error}")
+                else:
+                    self._store(task, result)
+                batch.append((task, result))
+                while self.low < total and self.todo[self.low].key in self.finished:
+                    self.finished.discard(self.todo[self.low].key)  # behind the frontier: kept flat at 100k games
+                    self.low += 1
+                before = self.todo[self.low].key if self.low < total else None
+                if getattr(backend, "ready", 0):  # more results already waiting: they join this transaction
+                    self.writer_cpu += time.thread_time() - started
+                    continue
+                self._fold(before)
+                tx, done = None, tx
+                done.__exit__(None, None, None)  # the commit: these games and the ratings they made final
+                self.writer_cpu += time.thread_time() - started
+                self.in_flight -= len(batch)  # (after the commit: a stop before it abandons these games too)
+                self.summary.in_flight = self.in_flight
+                for task, result in batch:
+                    if self.progress:
+                        self.progress(self.summary.played + self.summary.skipped + len(self.summary.errors)
+                                      + len(self.summary.overloaded), total, task, result)
+                batch = []
+        finally:
+            if tx is not None:  # a stop (or an error) between a batch's games: none of them is stored
+                tx.__exit__(Interrupted, None, None)
+
+    def _fold(self, before: str | None) -> None:
+        """Folds the ratings up to ``before`` (the first game still outstanding) when that moved and the last fold
+        is at least :data:`FOLD_EVERY` old, or when nothing is outstanding (inside the caller's transaction)."""
+        now = time.monotonic()
+        if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY):
+            self.store.rate_pending(self.league_id, before=before)
+            self.rated_below, self.folded_at = before, now
+
+    def _store(self, task: Task, result: GameRecord) -> None:
+        """Stores one game (inside the caller's transaction) and notes which of its bots went on probation."""
+        record = result.to_dict()
+        self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, record,
+                               probation=self.rule)
+        self.summary.played += 1
+        for seat, bot_id in enumerate(task.seats):
+            # only a failed seat can put its bot on probation: the others are not read back
+            if bot_id not in self.on_probation and failure_reasons(record["terminations"], record["failures"], seat) \
+                    and self.store.bot(bot_id).status == "probation":
+                self.on_probation.add(bot_id)
 
 
 def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:

@@ -21,6 +21,7 @@ Lifetimes and stopping:
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import selectors
@@ -29,6 +30,7 @@ import struct
 import subprocess
 import sys
 import time
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +38,7 @@ from arena.errors import ArenaError
 from arena.task import decode_result, encode_result, play_task
 
 if TYPE_CHECKING:
+    from arena.snapshot import Snapshot
     from arena.task import Task, TaskResult
 
 STOP_GRACE = 2.0
@@ -142,12 +145,52 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
 def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int) -> None:
     """A worker's life: play each task that arrives, send its result back, exit at end-of-file."""
     worker_init(cpus, index)
+    snapshots: dict[str, Snapshot] = {}  # digest -> snapshot, kept as the writer says (_SnapshotCache)
     while True:
-        task = _read_frame(task_fd)
-        if task is None:
+        frame = _read_frame(task_fd)
+        if frame is None:
             break
+        task, new, drop = frame
+        for digest in drop:
+            snapshots.pop(digest, None)
+        snapshots.update(new)
+        # (each snapshot is still checked against its digest before it is written for a bot: arena.snapshot)
+        task = dataclasses.replace(task, files={b[5:]: snapshots[b[5:]] for b in task.bots if b.startswith("file:")})
         _write_frame(result_fd, encode_result(play_task(task)))  # plain data in the record's schema
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
+
+
+SNAPSHOT_CACHE_BYTES = 64 << 20
+"""Bytes of bot snapshots a worker keeps between games (the least recently used go first)."""
+
+
+class _SnapshotCache:
+    """The writer's copy of what one worker keeps: each snapshot travels to a worker once, not with every task
+    (a bot file may be up to ``max_bot_mb``, pickled and unpickled once per game otherwise)."""
+
+    def __init__(self) -> None:
+        self.held: OrderedDict[str, int] = OrderedDict()  # digest -> bytes, least recently used first
+        self.bytes = 0
+
+    def frame(self, task: Task) -> tuple[Task, dict[str, Snapshot], list[str]]:
+        """What the worker is sent for ``task``: the task without its files, the snapshots it lacks, and those it
+        should drop to stay within :data:`SNAPSHOT_CACHE_BYTES`."""
+        new = {}
+        for digest, snapshot in task.files.items():
+            if digest in self.held:
+                self.held.move_to_end(digest)
+            else:
+                new[digest] = snapshot
+                self.held[digest] = snapshot.size
+                self.bytes += snapshot.size
+        drop = []
+        for digest in list(self.held):
+            if self.bytes <= SNAPSHOT_CACHE_BYTES:
+                break
+            if digest not in task.files:  # (this task's own stay, even past the budget)
+                self.bytes -= self.held.pop(digest)
+                drop.append(digest)
+        return dataclasses.replace(task, files={}), new, drop
 
 
 # -- the writer's side ------------------------------------------------------------------------------------
@@ -163,6 +206,7 @@ class _Worker:
         finally:
             os.close(task_r)
             os.close(result_w)
+        self.snapshots = _SnapshotCache()
 
     def close_tasks(self) -> None:
         if self.task_w >= 0:
@@ -179,6 +223,9 @@ class LocalBackend:
         self.workers: list[_Worker] = []
         self.busy: dict[int, tuple[_Worker, Task]] = {}
         """result fd -> (worker, the task it is playing)."""
+        self.ready = 0
+        """Results already known to be waiting after the one just yielded: the writer stores them in the same
+        transaction (one commit for games that finished together)."""
         try:
             for i in range(concurrency):
                 self.workers.append(_Worker(i, cpus))
@@ -189,7 +236,10 @@ class LocalBackend:
     def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
         idle = list(reversed(self.workers))
         exhausted = False
+        waiting: deque[int] = deque()  # result fds the last select() found readable, not yet read
         with selectors.DefaultSelector() as selector:
+            for worker in self.workers:  # registered once: an idle worker's pipe is readable only if it died
+                selector.register(worker.result_r, selectors.EVENT_READ, worker)
             while True:
                 while not exhausted and idle:  # one game per worker: a queued game would escape probation
                     task = next(tasks, None)
@@ -198,22 +248,25 @@ class LocalBackend:
                         break
                     worker = idle.pop()
                     try:
-                        _write_frame(worker.task_w, task)
+                        _write_frame(worker.task_w, worker.snapshots.frame(task))
                     except BrokenPipeError:
                         self._died(worker)
                     self.busy[worker.result_r] = (worker, task)
-                    selector.register(worker.result_r, selectors.EVENT_READ)
                 if not self.busy:
+                    self.ready = 0
                     return
-                for key, _ in selector.select():
-                    worker, task = self.busy[key.fd]
-                    result = _read_frame(key.fd)
-                    if result is None:
-                        self._died(worker)
-                    selector.unregister(key.fd)
-                    del self.busy[key.fd]
-                    idle.append(worker)
-                    yield task, decode_result(result)
+                if not waiting:
+                    waiting.extend(key.fd for key, _ in selector.select())
+                fd = waiting.popleft()
+                self.ready = len(waiting)
+                if fd not in self.busy:  # an idle worker's end-of-file
+                    self._died(next(w for w in self.workers if w.result_r == fd))
+                worker, task = self.busy.pop(fd)
+                result = _read_frame(fd)
+                if result is None:
+                    self._died(worker)
+                idle.append(worker)
+                yield task, decode_result(result)
 
     @staticmethod
     def _died(worker: _Worker) -> None:
