@@ -25,7 +25,9 @@ def selected(table: DataTable) -> str | None:  # type: ignore[type-arg]
     return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
 
-async def test_the_leaderboard_selection_follows_its_bot_when_the_table_reranks(fixture_store: Fixture) -> None:
+async def test_the_leaderboard_selection_follows_its_bot_when_the_table_reranks(fixture_store: Fixture,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.tui import storefix
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None)
@@ -33,10 +35,15 @@ async def test_the_leaderboard_selection_follows_its_bot_when_the_table_reranks(
         await pilot.press("down", "down", "down")  # random, last
         random_id = str(fixture_store.bots["random"])
         assert selected(board) == random_id
-        # a newcomer (prior rating) ranks above random: random moves down a row
-        fixture_store.store.upsert_bot(fixture_store.demo.id, "newbie", origin="submit", spec="random")
+        # a newcomer without games is unrated and listed last (issue 23 §3): random keeps its row
+        bot, _ = fixture_store.store.upsert_bot(fixture_store.demo.id, "newbie", origin="submit", spec="random")
         await wait_for(pilot, lambda: board.row_count == 5)
-        assert board.get_row_index(random_id) == 4
+        assert board.get_row_index(random_id) == 3 and board.get_row_index(str(bot.id)) == 4
+        # once it has beaten random it ranks above it: random moves down a row, the selection with it
+        fixture_store.bots["newbie"] = bot.id
+        monkeypatch.setitem(storefix.STRENGTH, "newbie", 5)
+        fixture_store.add_round([("newbie", "random")])
+        await wait_for(pilot, lambda: board.get_row_index(random_id) == 4)
         assert selected(board) == random_id
 
 
