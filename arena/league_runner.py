@@ -66,6 +66,9 @@ class RunSummary:
     """Games being played right now (kept live while the run goes: the progress note the dashboard reads)."""
     duplicates: list[str] = field(default_factory=list)
     """One line per bot that entered in this run byte-identical to a bot of another name (:mod:`arena.duplicates`)."""
+    writer_cpu: float = 0.0
+    """CPU seconds the runner spent storing games and folding ratings (part of its own CPU; ``arena bench
+    league``)."""
     waiting: int = 0
     """Scheduled games of bots that entered while the run went on (``arena submit``): a run plays the schedule it
     planned at its start, so these wait for the next run."""
@@ -247,6 +250,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
             except Interrupted as stop:
                 summary.interrupted = stop.name
             summary.abandoned = runner.in_flight
+            summary.writer_cpu += runner.writer_cpu
             # exact even if a signal fell between a commit and its count: only this runner stores games (the lock)
             summary.played = store.count_games(league.id) - stored
             if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already

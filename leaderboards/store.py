@@ -398,7 +398,9 @@ class Store(StoreViews):
             for seat, bot_id in enumerate(seats):
                 reasons = failure_reasons(terminations, record.get("failures", []), seat)
                 if not reasons:
-                    self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=?", (bot_id,))
+                    # (already 0, the usual case: the bots page is not rewritten, the commit writes less)
+                    self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=? AND consecutive_failures != 0",
+                                      (bot_id,))
                     continue
                 run = self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=? "
                                         "RETURNING consecutive_failures", (bot_id,)).fetchone()[0]

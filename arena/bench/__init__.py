@@ -45,23 +45,26 @@ class Record:
     """The ratio the issue asks for, if any."""
     note: str = ""
     """Anything a reader needs to interpret the number."""
+    details: dict[str, float] | None = None
+    """Further figures of the same measurement, by name (e.g. the league runner's CPU per game and the serial
+    fraction it gives); None when there are none."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
 def rate(suite: str, name: str, value: float, unit: str, baseline: str, baseline_value: float,
-         target: float | None = None, note: str = "") -> Record:
+         target: float | None = None, note: str = "", details: dict[str, float] | None = None) -> Record:
     """A record where more is better (playouts/s, games/s)."""
     return Record(suite, name, value, unit, baseline, baseline_value,
-                  value / baseline_value if baseline_value else float("inf"), target, note)
+                  value / baseline_value if baseline_value else float("inf"), target, note, details)
 
 
 def cost(suite: str, name: str, value: float, unit: str, baseline: str, baseline_value: float,
-         target: float | None = None, note: str = "") -> Record:
+         target: float | None = None, note: str = "", details: dict[str, float] | None = None) -> Record:
     """A record where less is better (seconds, bytes)."""
     return Record(suite, name, value, unit, baseline, baseline_value,
-                  baseline_value / value if value else float("inf"), target, note)
+                  baseline_value / value if value else float("inf"), target, note, details)
 
 
 def median_time(fn: Callable[[], object], repeats: int = 5) -> float:

@@ -5,6 +5,9 @@ sandboxed referee, the store and the ratings):
 
 - concurrency N (the number of cores) against concurrency 1: the ratio is the speed-up, the target is
   80% scaling efficiency (ratio >= 0.8 N);
+- the same for a league of 8 sandboxed bot files (random players), and the league runner's own CPU per game
+  (its process, not its workers; target: at most 0.5 ms), the writer's part of it, a game's cost, the serial
+  fraction they give and Amdahl's prediction of the efficiency at 16 concurrent games (docs/scale.md);
 - the Ray backend on a real two-node local cluster against the local backend at the same concurrency, and
   the milliseconds Ray adds to each game (target: at most 5 ms; skipped with a note when Ray is not
   installed).
@@ -17,9 +20,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bench import Record, rate
+from arena.bench import Record, cost, rate
 from arena.league import LeagueConfig, parse_config
 from arena.ray_cluster import LocalCluster
 
@@ -68,6 +72,121 @@ def steady_state(small: LeagueConfig, big: LeagueConfig, concurrency: int, backe
     return (g_big - g_small) / max(t_big - t_small, 1e-9), g_big / t_big
 
 
+RANDOM_FILE = """import random
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.rng = random.Random(seed + {i})
+
+    def step(self, state, limit):
+        return self.rng.choice(state.legal_actions())
+"""
+FILE_BOTS = 8
+
+
+def file_league(directory: Path, games_per_pairing: int) -> LeagueConfig:
+    """Nim among 8 sandboxed file bots (random players, each its own file): 28 pairings x games_per_pairing."""
+    bots = []
+    for i in range(FILE_BOTS):
+        path = directory / f"bot{i}.py"
+        path.write_text(RANDOM_FILE.format(i=i))
+        bots.append({"name": f"file-{i}", "file": str(path)})
+    return parse_config({"name": "bench-files", "games": ["nim"], "games_per_pairing": games_per_pairing,
+                         "seed": 1, "bots": bots}, where="bench league")
+
+
+@dataclass(frozen=True)
+class RunnerCost:
+    """One whole league run in this process, as ``arena league run --quiet`` plays it (the progress note included)."""
+
+    games: int
+    wall: float
+    """Seconds end to end."""
+    runner_cpu: float
+    """CPU seconds of this process (the runner: dispatch, results, store, ratings, progress; not its workers)."""
+    writer_cpu: float
+    """Of which storing games and folding ratings."""
+
+
+def runner_cost(config: LeagueConfig, concurrency: int) -> RunnerCost:
+    """Plays ``config`` into a fresh store and measures the runner process's own CPU (``time.process_time``: this
+    process, every thread, no child) beside the wall time."""
+    from arena.league_runner import run_league  # start-up: the runner only when a league runs
+    from arena.progress import Reporter
+    directory = tempfile.mkdtemp(prefix="arena-bench-league-")
+    try:
+        db = Path(directory) / "bench.sqlite"
+        reporter = Reporter("bench", quiet=True, sidecar=db, concurrency=concurrency)
+        cpu, t0 = time.process_time(), time.perf_counter()
+        try:
+            summary = run_league(config, db=db, concurrency=concurrency,
+                                 progress=lambda done, *_: reporter.advance(done),
+                                 on_start=lambda so_far: reporter.start(so_far.scheduled - so_far.already))
+        finally:
+            reporter.stop()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    if summary.errors or summary.overloaded:
+        raise RuntimeError(f"bench league: {(summary.errors or summary.overloaded)[0]}")
+    return RunnerCost(summary.played, wall, cpu, summary.writer_cpu)
+
+
+def amdahl_efficiency(serial: float, n: int) -> float:
+    """Amdahl's law: the efficiency at ``n`` concurrent games of work whose fraction ``serial`` cannot overlap."""
+    return 1 / (serial + (1 - serial) / n) / n
+
+
+def serial_figures(small1: RunnerCost, big1: RunnerCost) -> dict[str, float]:
+    """The serial fraction from two runs at concurrency 1 (differences: one-time costs cancel): per game the
+    runner's CPU and the writer's part of it, the game's cost (a slot's wall time per game less the runner's
+    work, which a slot waits for at concurrency 1), the fraction ``runner / (runner + game)`` and Amdahl's
+    efficiency at 16 concurrent games from it, and the runner's own ceiling in games/s."""
+    games = big1.games - small1.games
+    runner = (big1.runner_cpu - small1.runner_cpu) / games
+    writer = (big1.writer_cpu - small1.writer_cpu) / games
+    slot = (big1.wall - small1.wall) / games
+    game = max(slot - runner, 1e-9)
+    serial = runner / (runner + game)
+    return {"runner_cpu_ms_per_game": runner * 1e3, "writer_cpu_ms_per_game": writer * 1e3,
+            "game_cost_ms": game * 1e3, "serial_fraction": serial,
+            "amdahl_efficiency_16": amdahl_efficiency(serial, 16),
+            "runner_ceiling_games_per_s": 1 / runner if runner > 0 else float("inf")}
+
+
+def sandboxed(quick: bool = False) -> Iterable[Record]:
+    """The sandboxed file-bot league: games/s at N (the cores) against 1, steady state, and the runner's own
+    CPU per game with the serial fraction and Amdahl's prediction for 16 cores."""
+    n = os.cpu_count() or 1
+    directory = Path(tempfile.mkdtemp(prefix="arena-bench-files-"))
+    try:
+        small, big = file_league(directory, 2), file_league(directory, 4 if quick else 20)
+        runs = {c: (runner_cost(small, c), runner_cost(big, c)) for c in (1, n)}
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+    def steady(c: int) -> float:
+        (s, b) = runs[c]
+        return (b.games - s.games) / max(b.wall - s.wall, 1e-9)
+    figures = serial_figures(*runs[1])
+    many = serial_figures(*runs[n])  # the runner's CPU per game when the cores are busy with games too
+    games = runs[1][1].games
+    yield rate(SUITE, f"sandboxed file-bot nim league ({FILE_BOTS} bot files), concurrency {n}, steady state",
+               steady(n), "games/s", "concurrency 1", steady(1), target=0.8 * n,
+               note=f"scaling efficiency {steady(n) / steady(1) / n:.0%} on {n} cores (target 80%); a {games}-game "
+                    f"league minus a {runs[1][0].games}-game one")
+    yield cost(SUITE, f"sandboxed file-bot nim league: runner CPU per game, concurrency 1", 
+               figures["runner_cpu_ms_per_game"], "ms", "game cost", figures["game_cost_ms"],
+               note=f"runner CPU {figures['runner_cpu_ms_per_game']:.3f} ms/game (target <= 0.5; at concurrency {n}: "
+                    f"{many['runner_cpu_ms_per_game']:.3f}), of which the writer {figures['writer_cpu_ms_per_game']:.3f}; "
+                    f"game {figures['game_cost_ms']:.1f} ms; serial fraction {figures['serial_fraction']:.2%}; Amdahl "
+                    f"predicts {figures['amdahl_efficiency_16']:.0%} efficiency at 16 concurrent games; the runner "
+                    f"alone caps a league at {figures['runner_ceiling_games_per_s']:,.0f} games/s",
+               details={**figures, "runner_cpu_ms_per_game_at_n": many["runner_cpu_ms_per_game"],
+                        "writer_cpu_ms_per_game_at_n": many["writer_cpu_ms_per_game"], "concurrency_n": float(n)})
+
+
 def run(quick: bool = False) -> Iterable[Record]:
     small, big = league(2), league(6 if quick else 20)
     n = os.cpu_count() or 1
@@ -83,6 +202,7 @@ def run(quick: bool = False) -> Iterable[Record]:
                "games/s", "concurrency 1", one_e2e,
                note=f"scaling efficiency {many_e2e / one_e2e / n:.0%}: store set-up, worker and fork-server start-up "
                     "counted on both sides")
+    yield from sandboxed(quick)
     yield from ray_vs_local(small, big, quick)
 
 
