@@ -110,17 +110,6 @@ class Sandbox:
             out.append((resource.RLIMIT_NPROC, self.limits.max_processes))
         return out
 
-    def _preload(self, bot: dict[str, Any]) -> dict[str, str]:
-        """The built-in game and bot names the fork server should have imported before forking this bot."""
-        names = {"game": getattr(self.game, "name", "")}
-        if bot["kind"] == "builtin":
-            from bots.registry import parse_bot_spec
-            try:
-                names["bot"] = parse_bot_spec(bot["spec"])[0]
-            except ValueError:
-                pass
-        return names
-
     def start(self, bot: dict[str, Any], fds: tuple[int, int], stderr_fd: int) -> tuple[Any, Any, Any, spawn.Plan]:
         """Starts one bot process. Returns (Popen, BotCgroup or None, Slot or None, Plan).
 
@@ -141,8 +130,7 @@ class Sandbox:
             proc: Any = None  # a Popen or a zygote.ZygoteChild (same interface)
             if zygote.enabled():
                 try:
-                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd),
-                                                                          self._preload(bot))
+                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd))
                 except OSError:
                     proc = None  # fall back to a fresh interpreter
             if proc is None:

@@ -3,7 +3,8 @@
 Starting a bot with ``exec`` costs a new interpreter plus the imports of ``games`` (``typing``,
 ``dataclasses``, ``inspect``, ...): tens of milliseconds of CPU. The zygote is one clean interpreter per
 referee process (started with the same environment and flags a bot gets, before any bot exists) that
-has already imported the bot host. For each bot it forks a child that runs exactly the same
+has already imported the bot host and one fixed set of modules: every installed game and built-in bot,
+whoever plays (:func:`_preload`). For each bot it forks a child that runs exactly the same
 hardening as the exec path (:func:`arena.sandbox.spawn._child_setup`: cgroups, namespaces, the
 read-only root, uid drop, rlimits), closes every other descriptor and enters the host, which applies
 Landlock and seccomp before loading bot code. The zygote holds nothing secret: it never sees a bot's
@@ -62,6 +63,7 @@ def serve(control_fd: int) -> None:
     import bots.registry  # noqa: F401
     import games  # noqa: F401
     from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
+    _preload()
     _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
         os._exit(0)
@@ -92,7 +94,6 @@ def serve(control_fd: int) -> None:
             os._exit(0)
         reap()
         if request["op"] == "spawn":
-            _preload(request.get("preload") or {})
             plan = spawn.Plan(**request["plan"])
             # The child is made pid 1 of a new PID namespace (it becomes the bot's init); then this process goes
             # back to its own namespace for its next children. Without the privilege the child makes the
@@ -107,25 +108,32 @@ def serve(control_fd: int) -> None:
             try:
                 pid = os.fork()
                 if pid == 0:
-                    _child(plan, fds, request["outer"], self_fd)  # never returns
+                    outer = request["outer"]
+                    for kept in (statuses, children, inits, request):  # earlier bots' pids and statuses
+                        kept.clear()
+                    _child(plan, fds, outer, self_fd)  # never returns
             finally:
                 if new_ns:
                     _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
             if new_ns:
                 inits.add(pid)
             children.add(pid)
-            for fd in fds:
-                os.close(fd)
+            list(map(os.close, fds))  # no loop variable: a later child would see it among this frame's locals
             _send(sock, {"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
-        elif request["op"] == "status":
-            pid, deadline = request["pid"], time.monotonic() + request["timeout"]
-            if pid not in statuses and pid in children and request["timeout"] > 0:
-                _wait_exit(pid, request["timeout"])
-                reap()
-            while pid not in statuses and pid in children and time.monotonic() < deadline:
-                time.sleep(0.002)
-                reap()
-            _send(sock, {"status": statuses.pop(pid, None), "running": pid in children})
+        elif request["op"] == "status":  # in a function of its own: no local of it outlives the request
+            _send(sock, _status(request["pid"], request["timeout"], statuses, children, reap))
+
+
+def _status(pid: int, timeout: float, statuses: dict[int, int], children: set[int], reap: Any) -> dict[str, Any]:
+    """The answer to a status request: the bot's exit status once it has exited within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    if pid not in statuses and pid in children and timeout > 0:
+        _wait_exit(pid, timeout)
+        reap()
+    while pid not in statuses and pid in children and time.monotonic() < deadline:
+        time.sleep(0.002)
+        reap()
+    return {"status": statuses.pop(pid, None), "running": pid in children}
 
 
 def _wait_exit(pid: int, timeout: float) -> None:
@@ -140,23 +148,23 @@ def _wait_exit(pid: int, timeout: float) -> None:
         os.close(fd)
 
 
-_PRELOADED: set[tuple[str, str]] = set()
+def _preload() -> None:
+    """Imports every installed game (OpenSpiel's too, when it is installed) and every built-in bot's modules,
+    once, before the first fork. What a bot inherits is then one fixed set whoever its opponents are and
+    whatever this referee played before: imported on demand, ``bots._mc`` in ``sys.modules`` told a bot it
+    played ``mc`` (docs/sandbox.md, "What a bot inherits"). No built-in bot pays for its imports either
+    (~2-5 ms per bot); the server's start pays ~0.15 s once. A game or bot that fails to import is left for
+    the bot's own start to report."""
+    import importlib
 
-
-def _preload(names: dict[str, Any]) -> None:
-    """Imports the modules of a built-in game and bot once, here, so that every later bot forked for them
-    starts with them loaded (~2-5 ms of CPU saved per bot). Names are looked up in the registries (only
-    project modules are ever imported); an unknown or broken name is left for the child to report."""
-    from bots.registry import bot_class
-    from games.registry import game_class
-    for kind, lookup in (("game", game_class), ("bot", bot_class)):
-        name = names.get(kind)
-        if not isinstance(name, str) or (kind, name) in _PRELOADED:
-            continue
-        _PRELOADED.add((kind, name))
+    from bots.registry import bot_class, bot_names
+    from games.registry import game_class, game_names
+    loads = [(game_class, name) for name in game_names() + ["openspiel"]] + [(bot_class, n) for n in bot_names()]
+    loads.append((importlib.import_module, "bots.generic"))  # the built-in bots' path for OpenSpiel games
+    for load, name in loads:
         try:
-            lookup(name)
-        except Exception:  # noqa: BLE001, S110 - the bot's own start reports it
+            load(name)
+        except Exception:  # noqa: BLE001, S110 - OpenSpiel not installed, a broken game: reported by its bot
             pass
 
 
@@ -245,14 +253,14 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def spawn(self, plan: Any, fds: tuple[int, int, int], preload: dict[str, str] | None = None) -> ZygoteChild:
-        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end);
-        ``preload``: ``{"game": name, "bot": name}`` of built-ins the zygote imports first (see ``_preload``)."""
+    def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
+        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server
+        learns nothing of the bot's code or its opponents: only the plan (mounts, uid, cgroups, limits)."""
         from arena.sandbox import spawn
         spawn.choose_pid_ns(plan)
         with self._lock:
-            _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()],
-                               "preload": preload or {}}, list(fds))
+            _send(self._sock, {"op": "spawn", "plan": asdict(plan), "outer": [os.getuid(), os.getgid()]},
+                  list(fds))
             reply, _ = _recv(self._sock)
         if reply is None:
             raise OSError("the bot fork server exited")

@@ -6,25 +6,16 @@ import subprocess
 import sys
 
 
-def test_preload_imports_registered_modules_and_ignores_unknown_names():
-    # A fresh interpreter, so the modules cannot have been imported by another test.
-    code = ("import sys; from arena.sandbox import zygote; "
-            "zygote._preload({'game': 'nim', 'bot': 'greedy'}); "
-            "zygote._preload({'game': 'no-such-game', 'bot': 'no-such-bot'}); "
-            "zygote._preload({'game': 3, 'bot': None}); "
-            "print('games.nim' in sys.modules, 'bots.greedy' in sys.modules)")
+def test_preload_imports_every_game_and_builtin_bot():
+    # A fresh interpreter, so the modules cannot have been imported by another test. One fixed set, whoever plays
+    # (tests/arena/test_sandbox_inheritance.py plays the games).
+    code = ("import sys; from arena.sandbox import zygote; from bots.registry import bot_class, bot_names; "
+            "zygote._preload(); "
+            "print(all(bot_class(n)[0].__module__ in sys.modules for n in bot_names()), "
+            "all(m in sys.modules for m in ('games.nim', 'games.hex', 'games.sorry', 'bots.generic')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True"]
-
-
-def test_sandbox_asks_the_fork_server_for_the_game_and_builtin_bot():
-    import games
-    from arena.limits import Limits
-    from arena.sandbox.launcher import Sandbox
-    sandbox = Sandbox(Limits(), games.load("nim"))
-    assert sandbox._preload({"kind": "builtin", "spec": "mc(n=2)"}) == {"game": "nim", "bot": "mc"}
-    assert sandbox._preload({"kind": "file", "path": "/x/bot.py"}) == {"game": "nim"}
 
 
 def test_bot_processes_load_none_of_the_referee_s_heavy_modules():
@@ -33,7 +24,7 @@ def test_bot_processes_load_none_of_the_referee_s_heavy_modules():
     heavy = ("pydantic", "arena.schema", "arena.league_schema", "tomllib", "sqlite3", "leaderboards", "trueskill",
              "rich", "click", "textual", "ray")
     code = ("import sys; from arena.sandbox import host, zygote; "
-            "zygote._preload({'game': 'hex', 'bot': 'uct'}); zygote._preload({'game': 'sorry', 'bot': 'determinized'}); "
+            "zygote._preload(); "
             "import json; print(json.dumps([sorted(m for m in sys.modules "
             f"if m.split('.')[0] in {heavy!r} or m in {heavy!r}), 'bots.determinized' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)

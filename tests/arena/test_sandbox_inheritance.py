@@ -1,0 +1,63 @@
+"""The fork server reveals nothing about the opponent (issue 22 §5): a bot forked by the fork server inherits the
+same process whoever its opponents are and whatever games the referee played before (modules, environment,
+argv, descriptors, the server's own bookkeeping). Before, the server imported each built-in opponent's modules
+on demand: ``bots._mc`` in ``sys.modules`` told a bot it played ``mc``."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from arena.referee import play_game
+from arena.sandbox import check, zygote
+from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
+
+pytestmark = [pytest.mark.xdist_group("sandbox"),
+              pytest.mark.skipif(bool(check.missing_mandatory()),
+                                 reason=f"mandatory sandbox layers missing: {check.missing_mandatory()}"),
+              pytest.mark.skipif(not zygote.enabled(), reason="the fork server is off (ARENA_SANDBOX_ZYGOTE=0)")]
+KEY = bytes(32)  # one chance key: the probe gets the same seed in every game
+
+
+@pytest.fixture
+def fresh_server(monkeypatch):
+    """A fork server of this test's own, so no earlier test's games have shaped it; stopped afterwards."""
+    monkeypatch.setattr(zygote, "_ZYGOTE", None)
+    yield
+    server = zygote._ZYGOTE
+    if server is not None and server.proc is not None:
+        server.proc.kill()
+        server.proc.wait()
+
+
+def inherited(record) -> dict:
+    failure = next((f for f in record.failures if f.seat == 0), None)
+    assert failure is not None, record.failures
+    match = re.search(r"INHERITED (\{.*\})", failure.detail)
+    assert match, failure.detail
+    return json.loads(match[1])
+
+
+@pytest.mark.parametrize("game", ["nim", "hex"])
+def test_a_bot_inherits_the_same_process_whoever_its_opponent_is(tmp_path, fresh_server, game):
+    probe = place("inheritance_probe", tmp_path)
+    opponents = ["random", "mc", "uct", "random", "hmc", "random"]
+    seen = []
+    for opponent in opponents:
+        record = play_game(game, [probe, opponent], 3, FAST.with_(first_move_time=5.0), chance_key=KEY)
+        assert_nothing_left(record)
+        seen.append(inherited(record))
+    print(f"{game}: the probe sees {seen[0]}")
+    for opponent, view in zip(opponents, seen):
+        assert view == seen[0], f"against {opponent} the probe sees {view}, against random {seen[0]}"
+    assert seen[0]["fds"][:3] == ["0:c", "1:p", "2:p"], seen[0]["fds"]  # /dev/null and the stderr pipe
+
+
+def test_a_later_games_bot_inherits_nothing_of_the_earlier_game(tmp_path, fresh_server):
+    probe = place("inheritance_probe", tmp_path)
+    first = inherited(play_game("nim", [probe, "random"], 3, FAST.with_(first_move_time=5.0), chance_key=KEY))
+    play_game("hex", ["uct", "mc"], 4, FAST)  # another game between built-in bots, in the same referee
+    play_game("sorry", ["determinized", "random", "random", "random"], 4, FAST)
+    later = inherited(play_game("nim", [probe, "random"], 3, FAST.with_(first_move_time=5.0), chance_key=KEY))
+    assert later == first, f"after other games the probe sees {later}, before {first}"
