@@ -182,8 +182,8 @@ def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int 
     ``.venv``, ...), ``__pycache__`` folders and ``.pyc`` files; its entry is ``entry`` or ``bot.py``.
     The path named is opened once without following a symlink (a symlink there is refused: it could name any
     file of the machine) and everything is read from that descriptor; symlinks inside a folder are refused too,
-    and nothing is read past the size limit. Run as root, a bot that belongs to another user (the path, or the
-    folder holding it, is theirs) is read by a child process with that user's rights (:func:`reader_uid`): a
+    and nothing is read past the size limit. Run as root, a bot that belongs to another user (the path, or a
+    folder on the way to it, is theirs) is read by a child process with that user's rights (:func:`reader_uid`): a
     file they cannot read (a hard link to it included) is refused, never copied with root's.
 
     Args:
@@ -203,18 +203,32 @@ def take(path: str | os.PathLike[str], entry: str | None = None, max_bytes: int 
 
 
 def reader_uid(where: str) -> int | None:
-    """Whose rights a bot at ``where`` is read with: None (this process's own) unless this process is root and the
-    path, or the folder that holds it, belongs to another user: then that user's uid."""
+    """Whose rights a bot at ``where`` is read with: None (this process's own) unless this process is root and a
+    folder on the way to it, or the path itself, belongs to another user: then the deepest such owner's uid (the
+    user whose folder holds the bot).
+
+    Raises:
+        ConfigError: run as root, the path passes through a symlink a user made (it could lead anywhere root
+            can read; a system symlink, root's own, is followed).
+    """
     if os.geteuid() != 0:
         return None  # a user reads with their own rights: nothing more than they could read anyway
-    for candidate in (where, os.path.dirname(os.path.abspath(where))):
+    full = where if os.path.isabs(where) else os.path.join(os.getcwd(), where)
+    owner, prefix = None, ""
+    parts = [part for part in full.split(os.sep) if part not in ("", ".")]
+    for i, part in enumerate(parts):  # each prefix as the kernel resolves it (no lexical normalization of "..")
+        prefix += os.sep + part
         try:
-            owner = os.lstat(candidate).st_uid
+            st = os.lstat(prefix)
         except OSError:
-            continue  # (a missing path is refused by _take, with its reason)
-        if owner != 0:
-            return owner
-    return None
+            break  # (a missing path is refused by _take, with its reason)
+        if st.st_uid == 0:
+            continue
+        if stat.S_ISLNK(st.st_mode) and i < len(parts) - 1:  # (the bot's own path as a symlink: refused by _take)
+            raise ConfigError(f"bot {where} is reached through {prefix}, a symlink of uid {st.st_uid}; pass the "
+                              "real path")
+        owner = st.st_uid
+    return owner
 
 
 def _as_user(uid: int, work: Callable[[], Snapshot], where: str) -> Snapshot:

@@ -125,3 +125,22 @@ def test_root_reads_its_own_bot_itself(world: Path, secret: tuple[Path, str]) ->
     target, canary = secret
     assert snapshot.reader_uid(str(target)) is None
     assert canary.encode() in snapshot.take(target).files["reference.py"]
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="reading with the owner's rights is what a run as root does")
+def test_root_never_follows_a_users_symlink_on_the_way_to_a_bot(world: Path, secret: tuple[Path, str]) -> None:
+    """student/link -> root's 0700 solutions folder: student/link/sub/x.py is a root file in a root folder, so only
+    the user's symlink on the way shows whose path it is; it is refused, not read with root's rights."""
+    target, canary = secret
+    sub = target.parent / "sub"
+    sub.mkdir()
+    (sub / "x.py").write_text(f"class Bot:\n    pass\n# {canary}\n")
+    home = world / "student"
+    home.mkdir()
+    os.chown(home, NOBODY, NOBODY)
+    link = home / "link"
+    link.symlink_to(target.parent, target_is_directory=True)
+    os.lchown(link, NOBODY, NOBODY)
+    with pytest.raises(ConfigError, match=rf"reached through .*student/link, a symlink of uid {NOBODY}"):
+        snapshot.take(link / "sub" / "x.py")
+    assert snapshot.reader_uid(str(home / "mine.py")) == NOBODY  # (a bot in the user's folder: read as them)
