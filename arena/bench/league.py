@@ -88,7 +88,7 @@ FILE_BOTS = 8
 def file_league(directory: Path, games_per_pairing: int) -> LeagueConfig:
     """Nim among 8 sandboxed file bots (random players, each its own file): 28 pairings x games_per_pairing."""
     bots = []
-    for i in range(FILE_BOTS):
+    for i in range(FILE_BOTS):  # (read when called: a test makes the league smaller)
         path = directory / f"bot{i}.py"
         path.write_text(RANDOM_FILE.format(i=i))
         bots.append({"name": f"file-{i}", "file": str(path)})

@@ -1,0 +1,42 @@
+"""``arena bench league``'s sandboxed file-bot league (issue 26): its records are computed from real runs."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.bench import league as bench
+
+
+def test_the_sandboxed_league_records_the_runner_s_cost_and_the_serial_fraction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "FILE_BOTS", 3)  # 3 pairings: 6 and 12 games per run instead of 56 and 112
+    runs: list[bench.RunnerCost] = []
+    measured = bench.runner_cost
+
+    def kept(config, concurrency):  # type: ignore[no-untyped-def]
+        runs.append(measured(config, concurrency))
+        return runs[-1]
+
+    monkeypatch.setattr(bench, "runner_cost", kept)
+    speed, cost = list(bench.sandboxed(quick=True))
+    assert [r.games for r in runs][:2] == [6, 12]  # concurrency 1: the small league, then the big one
+    assert all(r.runner_cpu > r.writer_cpu > 0 and r.wall > 0 for r in runs)
+    assert speed.unit == "games/s" and speed.value > 0 and speed.baseline_value > 0
+    d = cost.details
+    assert d is not None and all(isinstance(v, float) and math.isfinite(v) for v in d.values())
+    small, big = runs[0], runs[1]
+    assert d["runner_cpu_ms_per_game"] == pytest.approx((big.runner_cpu - small.runner_cpu) / 6 * 1e3)
+    assert d["writer_cpu_ms_per_game"] == pytest.approx((big.writer_cpu - small.writer_cpu) / 6 * 1e3)
+    assert d["game_cost_ms"] == pytest.approx((big.wall - small.wall) / 6 * 1e3 - d["runner_cpu_ms_per_game"])
+    r, g = d["runner_cpu_ms_per_game"], d["game_cost_ms"]
+    assert d["serial_fraction"] == pytest.approx(r / (r + g))
+    s = d["serial_fraction"]
+    assert d["amdahl_efficiency_16"] == pytest.approx(1 / (s + (1 - s) / 16) / 16)
+    assert cost.value == d["runner_cpu_ms_per_game"] and cost.baseline_value == d["game_cost_ms"]
+
+
+def test_amdahl_s_law() -> None:
+    assert bench.amdahl_efficiency(0.0, 16) == 1.0
+    assert bench.amdahl_efficiency(1.0, 16) == pytest.approx(1 / 16)
+    assert bench.amdahl_efficiency(0.02, 16) == pytest.approx(1 / (0.02 + 0.98 / 16) / 16)
