@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -25,6 +26,10 @@ from arena.sandbox.protocol import FrameError
 
 __all__ = ["FREEZE_CPU", "FREEZE_WAIT", "GRACE", "MAX_CREDIT", "STARTUP_GRACE", "STDERR_KEEP", "BotProcess",
            "deadline_for"]
+
+
+_STOPPING: weakref.WeakKeyDictionary[Any, list[BotProcess]] = weakref.WeakKeyDictionary()
+"""Per sandbox (one game): its bots asked to stop, until the kernel reports them frozen (``BotProcess._settle``)."""
 
 
 class BotProcess:
@@ -54,6 +59,8 @@ class BotProcess:
         self._next_id = 1
         self._late: set[int] = set()
         """Requests that timed out unanswered: each may be answered late once (discarded); any other id is a failure."""
+        self._stopping = _STOPPING.setdefault(sandbox, [])
+        """The game's bots asked to stop whose stop the kernel has not confirmed yet (shared by its sandbox)."""
         self._pending_error: BotError | None = None
         self._ready = False
         self.handle = ProcessHandle()
@@ -176,10 +183,8 @@ class BotProcess:
             self._freeze()
             clock.end(started, seconds, force=isinstance(exc, (BotTimeoutError, MachineOverloadedError)))
             raise
-        stopped = self._freeze()
-        clock.end(started, seconds, force=stopped is not None)
-        if stopped is not None:  # its turn ends when it is frozen: until then its answer is not a move
-            raise stopped
+        self._freeze()
+        clock.end(started, seconds)
         if "action" not in reply:
             if "bad_action" in reply:
                 raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
@@ -209,6 +214,7 @@ class BotProcess:
         frame, self._init_frame = self._init_frame, None
         if frame is None or self._pending_error is not None:
             return
+        self._settle()  # the bot loads its code now: the others are stopped first
         try:
             self.channel.write(frame, time.monotonic() + 5.0)
         except (OSError, BotError) as exc:
@@ -228,9 +234,7 @@ class BotProcess:
         if reply.get("type") != "ready":
             self._raise_reported(reply)
         self._ready = True  # the frame's own claims (its uid, its layers) are the bot's word: never kept as facts
-        stopped = self._freeze()
-        if stopped is not None:
-            raise stopped
+        self._freeze()
         self.clock.ready()
 
     @property
@@ -268,31 +272,38 @@ class BotProcess:
         raise failures.ended(code, oom, self.channel.stderr_tail(), self.limits.memory_mb)
 
     # -- process control ---------------------------------------------------------------------------
-    def _freeze(self) -> BotTimeoutError | None:
-        """Stops the bot and charges the move's CPU time, once per move: the timeout path freezes more than once
-        and must keep the move's CPU time, not the ~0 s since the first call.
+    def _freeze(self) -> None:
+        """Asks for the bot to be stopped and charges the move's CPU time, once per move: the timeout path freezes
+        more than once and must keep the move's CPU time, not the ~0 s since the first call.
 
-        The move ends when the kernel reports the bot frozen: the CPU it uses until then is the move's. A bot
-        that keeps running (more than FREEZE_CPU of CPU, or FREEZE_WAIT s) is killed; its failure is returned
-        (the caller raises it unless it is raising another)."""
-        if not self.handle.freeze():
-            return None
-        problem = self.handle.wait_frozen(FREEZE_CPU, FREEZE_WAIT)
-        self.clock.charge()
-        if problem is None:
-            return None
-        self._kill()
-        return BotTimeoutError(f"bot {problem}")
+        The kernel stops it a little later (a thread finishes the system call it is in): before any bot of the
+        game runs again, ``_settle`` waits for that (the wait is usually over by then: nothing to wait for)."""
+        if self.handle.freeze():
+            self.clock.charge()
+            self._stopping.append(self)
+
+    def _settle(self) -> None:
+        """Before a bot runs: waits until the kernel reports every bot of the game that was asked to stop frozen.
+        A bot that keeps running (more than FREEZE_CPU of CPU, or FREEZE_WAIT s) is killed: its failure (timeout)
+        is raised by its next move. The CPU it used meanwhile is charged to that move (``_thaw`` reads it)."""
+        stopping = self._stopping
+        while stopping:
+            bot = stopping.pop()
+            problem = bot.handle.wait_frozen(FREEZE_CPU, FREEZE_WAIT)
+            if problem is not None:
+                bot._kill()
+                bot._pending_error = bot._pending_error or BotTimeoutError(f"bot {problem}")
 
     def _thaw(self) -> None:
-        """Starts the bot; one that used more than FREEZE_CPU of CPU while frozen (or, without a freezer, between
-        its moves) is killed instead: a timeout."""
+        """Starts the bot once the others are stopped; one that used more than FREEZE_CPU of CPU since its last move
+        ended (while stopping and frozen, or, without a freezer, between its moves) is killed instead: a timeout."""
+        self._settle()
         if self.handle.frozen:
             used = self.clock.cpu_since_charge()
             if used is not None and used > FREEZE_CPU:
                 self._kill()
-                raise BotTimeoutError(f"bot used {used:.3f} s of CPU between its moves, while it should have been "
-                                      f"stopped (at most {FREEZE_CPU:g} s)")
+                raise BotTimeoutError(f"bot kept running after its move ended: {used:.3f} s of CPU before its next "
+                                      f"move (at most {FREEZE_CPU:g} s)")
         self.handle.thaw()
         self.clock.start_cpu()
 
@@ -304,6 +315,8 @@ class BotProcess:
         handle = getattr(self, "handle", None)
         if handle is None or handle._closed:
             return
+        while self in self._stopping:  # nothing left to wait for (and no cycle keeps this object alive)
+            self._stopping.remove(self)
         handle.close()
         self.clock.close()
         self.channel.close()

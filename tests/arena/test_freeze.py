@@ -99,5 +99,5 @@ def test_without_a_freezer_cpu_between_moves_is_a_timeout(tmp_path, monkeypatch)
     record = play(place("idle_burner", tmp_path), opponent=slow,
                   limits=Limits(move_time=1.0, first_move_time=5.0, memory_mb=200))
     assert [f.reason for f in record.failures] == ["timeout"], record.failures
-    assert "between its moves" in record.failures[0].detail, record.failures[0].detail
+    assert "after its move ended" in record.failures[0].detail, record.failures[0].detail
     assert_nothing_left(record)
