@@ -19,6 +19,7 @@ the bot's exit status on request, so the referee still tells a CPU-limit kill fr
 from __future__ import annotations
 
 import array
+import gc
 import json
 import os
 import select
@@ -64,6 +65,10 @@ def serve(control_fd: int) -> None:
     import games  # noqa: F401
     from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
     _preload()
+    # Everything imported so far lives as long as the server: out of every later collection, so a bot's garbage
+    # collector never walks (and copies, page by page) the inherited objects (a full collection in a fresh fork:
+    # ~50-80 ms before, ~3-8 ms after).
+    gc.freeze()
     _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:
         os._exit(0)
