@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import select
 import signal
 import time
 from collections.abc import Callable
@@ -250,33 +249,27 @@ class BotCgroup:
         """Waits, after ``freeze(True)``, until the kernel reports the bot frozen. None once it is; else why it is
         not: it used more than ``cpu_allowance`` seconds of CPU since the wait began, or ``timeout`` seconds passed.
 
-        The usual freeze is done when the freeze request returns (one read says so); otherwise a few yields
-        (the bot's threads reach the freezer's trap within microseconds), then sleeps of at most 1 ms (v2 wakes
-        earlier on ``cgroup.events``, but the kernel delays its notifications up to 10 ms apart)."""
+        The usual freeze is done by the time this is called (one read says so); otherwise a few yields (the bot's
+        threads reach the freezer's trap within microseconds once they run), then sleeps from 20 us doubling to
+        1 ms (the kernel spaces ``cgroup.events`` notifications 10 ms apart: too slow to wait on alone)."""
         if self.frozen():
             return None
         start = time.monotonic()
         cpu0 = self.cpu_seconds()
-        waker = None
-        if self.freeze_kind == "v2":
-            waker = select.poll()
-            waker.register(self._state_fd, select.POLLPRI)
         for tries in itertools.count():
             if self.frozen():
                 return None
             waited = time.monotonic() - start
-            cpu = self.cpu_seconds()
+            cpu = self.cpu_seconds() if tries >= 4 else None  # the yields take microseconds: no CPU to check yet
             if cpu is not None and cpu0 is not None and cpu - cpu0 > cpu_allowance:
                 return (f"kept running {cpu - cpu0:.3f} s of CPU after its move ended (at most {cpu_allowance:g} s "
                         f"while it stops; a thread inside a long system call?)")
             if waited > timeout:
                 return f"did not stop within {timeout:g} s of the end of its move"
-            if tries < 16:
+            if tries < 4:
                 os.sched_yield()
-            elif waker is not None:
-                waker.poll(1)
             else:
-                time.sleep(min(0.0001 * 2 ** (tries - 16), 0.001))
+                time.sleep(min(0.00002 * 2 ** (tries - 4), 0.001))
         return None  # unreachable: the loop returns
 
     def cpu_seconds(self) -> float | None:

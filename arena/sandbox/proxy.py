@@ -283,12 +283,14 @@ class BotProcess:
             self._stopping.append(self)
 
     def _settle(self) -> None:
-        """Before a bot runs: waits until the kernel reports every bot of the game that was asked to stop frozen.
+        """Before a bot runs: waits until the kernel reports every other bot of the game that was asked to stop frozen.
         A bot that keeps running (more than FREEZE_CPU of CPU, or FREEZE_WAIT s) is killed: its failure (timeout)
         is raised by its next move. The CPU it used meanwhile is charged to that move (``_thaw`` reads it)."""
         stopping = self._stopping
         while stopping:
             bot = stopping.pop()
+            if bot is self:  # about to run itself: no other bot waits on its stop (``_thaw`` checks its CPU)
+                continue
             problem = bot.handle.wait_frozen(FREEZE_CPU, FREEZE_WAIT)
             if problem is not None:
                 bot._kill()
