@@ -321,7 +321,8 @@ class StoreReader:
         if self.store is None:
             if not self.path.exists():
                 raise Unavailable(f"No results store at {self.path}.\n\nStart a league with `arena league run "
-                                  "CONFIG.toml` or `arena demo`, or pass --db PATH.\nWaiting for the file to appear…")
+                                  "CONFIG.toml` or `arena demo`; a league's store: `arena tui --league FILE`, or "
+                                  "--db PATH.\nWaiting for the file to appear…")
             try:
                 self.store = Store.open(self.path, readonly=True)
             except StoreError as exc:

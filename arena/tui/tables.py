@@ -230,13 +230,19 @@ def elo_cells(row: LeaderRow) -> list[Cell]:
 
 
 class LeaderboardTable(LiveTable):
-    COLUMNS = (("rank", "#"), ("bot", "bot"), ("mu", "μ"), ("sigma", "σ"), ("exposed", "μ-3σ"), ("games", "games"),
-               ("wdl", "W/D/L"), ("fail", "fail"), ("elo", "Elo (95%)"), ("tied", "tied"), ("trend", "μ-3σ trend"))
+    # What an 80-column screen must show comes first: rank, name, the rating it is ranked by, games and its trend;
+    # μ and σ (the rating's parts, also on the bot's page) last, reached by scrolling sideways
+    COLUMNS = (("rank", "#"), ("bot", "bot"), ("exposed", "μ-3σ"), ("games", "games"), ("trend", "μ-3σ trend"),
+               ("wdl", "W/D/L"), ("fail", "fail"), ("elo", "Elo (95%)"), ("tied", "tied"), ("mu", "μ"), ("sigma", "σ"))
 
     NAME = "leaderboard"
     SORTS: ClassVar[dict[str, tuple[int, bool]]] = {
-        "rank (μ-3σ)": (0, False), "μ": (2, True), "σ (most uncertain first)": (3, True), "games": (5, True),
-        "wins": (6, True), "failures": (7, True), "name": (1, False)}
+        "rank (μ-3σ)": (0, False), "μ": (9, True), "σ (most uncertain first)": (10, True), "games": (3, True),
+        "wins": (5, True), "failures": (6, True), "name": (1, False)}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fixed_columns = 2  # rank and name stay in sight while the table scrolls sideways
 
     @classmethod
     def build_rows(cls, snapshot: Snapshot) -> list[tuple[str, list[Cell]]]:
@@ -249,10 +255,10 @@ class LeaderboardTable(LiveTable):
             label = Cell(row.label)
         else:
             label = Cell(f"{row.label} ({row.status})", "yellow" if row.status == "probation" else "dim italic")
-        return [right(str(rank)), label, right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}"),
-                right(f"{row.exposed:.2f}", "bold"), right(str(row.games)), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
+        return [right(str(rank)), label, right(f"{row.exposed:.2f}", "bold"), right(str(row.games)),
+                Cell(trend_line(row.trend, scale), "cyan"), Cell(f"{row.wins}/{row.draws}/{row.losses}"),
                 right(str(row.failures), "red" if row.failures else ""), *elo_cells(row),
-                Cell(trend_line(row.trend, scale), "cyan")]
+                right(f"{row.mu:.2f}"), right(f"{row.sigma:.2f}")]
 
 
 _TREND_LINES: dict[int, tuple[tuple[float, ...], tuple[float, float] | None, str]] = {}

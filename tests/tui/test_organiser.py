@@ -133,7 +133,7 @@ async def test_trend_sparklines_share_one_scale_and_say_what_they_are(store_file
         # random's μ-3σ rises as its σ shrinks; on one scale it still ends far below the leader's line
         assert BARS.index(bottom[-1]) < BARS.index(top[-1]) - 2, (top, bottom)
         assert max(top) == BARS[-1] and min(bottom) == BARS[0]
-        assert [c.label.plain for c in board.ordered_columns][-1] == "μ-3σ trend"
+        assert {c.key.value: c.label.plain for c in board.ordered_columns}["trend"] == "μ-3σ trend"
 
 
 async def test_enter_twice_opens_one_screen(store_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
