@@ -97,6 +97,8 @@ class Reporter:
         self.playing: Callable[[], int] | None = None
         """The number of games being played now (the league runner's live count), read each time the note is
         written; None: the note says only the concurrency."""
+        self.note_extra: dict[str, Any] = {}
+        """More facts for the note (the league runner's ``scheduled``: the schedule it planned at its start)."""
 
     # -- what is shown ---------------------------------------------------------------------------
     def rate(self) -> float | None:
@@ -193,7 +195,7 @@ class Reporter:
         lock.write_note(self.sidecar, json.dumps({
             "label": self.label, "done": self.done, "total": self.total, "rate": self.rate(), "eta": self.eta(),
             "concurrency": self.concurrency, "in_flight": None if self.playing is None else self.playing(),
-            "pid": os.getpid(), "updated": time.time()}))
+            "pid": os.getpid(), "updated": time.time(), **self.note_extra}))
 
     def _emit(self) -> None:
         self._last_line = self.clock()

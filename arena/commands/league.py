@@ -115,6 +115,7 @@ def started(so_far: Any, reporter: Any) -> None:
     for line in so_far.duplicates:
         click.echo(line, err=True)
     reporter.playing = lambda: so_far.in_flight  # (the runner keeps it live: the note says the exact count)
+    reporter.note_extra = {"scheduled": so_far.scheduled}  # `league status` tells later submissions' games apart
     if so_far.scheduled > so_far.already:  # (a resumed league with nothing left to play prints no 0/0)
         reporter.start(so_far.scheduled - so_far.already)
 
@@ -146,7 +147,9 @@ def status(config: str, db: str | None) -> None:
         run = _run_count(note)
         if run is not None:  # the runner's own count (the schedule it planned at its start), never a second one
             done, total = run
-            later = max(0, missing - (total - done))  # games of bots submitted since the run started
+            # games of bots submitted since the run started: the schedule now against the one the run planned
+            planned = note.get("scheduled") if note else None
+            later = max(0, len(fixtures) - planned if isinstance(planned, int) else missing - (total - done))
             count = f"{done}/{total} games of the running league run played" + (
                 f"; {later} more scheduled games (bots submitted since the run started) wait for the next run"
                 if later else "")
