@@ -7,6 +7,10 @@ are no multiprocessing queues or locks, so nothing is registered with multiproce
 SIGKILLed runner leaves no "leaked semaphore" warnings (a ProcessPoolExecutor left six), and the writer can
 stop every worker at once.
 
+A task's bot snapshots travel to a worker once: the writer keeps, per worker, which snapshots it holds
+(:class:`_SnapshotCache`, the least recently used dropped past :data:`SNAPSHOT_CACHE_BYTES`) and sends each
+task without the ones it has. The worker still checks every snapshot against its digest before a bot runs it.
+
 Lifetimes and stopping:
 
 - A worker dies with the writer (``PR_SET_PDEATHSIG``, SIGTERM), its fork server with it, each bot with the
