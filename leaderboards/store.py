@@ -1,10 +1,10 @@
 """The results store: the only module that touches SQLite (schema: docs/store.md).
 
 One file holds any number of leagues. WAL mode lets readers (``arena leaderboard``, ``arena tui``) read
-while one writer (the league runner) stores results. Every finished game is committed in its own
-transaction together with the rating updates it causes, so a writer killed at any moment (SIGKILL
-included) leaves a consistent store and loses no finished game. ``UNIQUE(league_id, schedule_key)``
-makes it impossible to count a game twice. Since schema 2 every rated game also stores, per seat, the
+while one writer (the league runner) stores results. Every finished game is committed as soon as the
+runner reads it (with the rating fold it made due; games read together share a transaction), so a writer
+killed at any moment (SIGKILL included) leaves a consistent store and loses no committed game.
+``UNIQUE(league_id, schedule_key)`` makes it impossible to count a game twice. Since schema 2 every rated game also stores, per seat, the
 rating its bot had right after that game (the history the dashboard draws its trends from).
 """
 from __future__ import annotations
