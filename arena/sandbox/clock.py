@@ -64,6 +64,7 @@ class Clock:
         self._main_pid: int | None = None
         self._schedstat_fd = -1
         self._cpu_mark: float | None = None
+        self._process_mark: float | None = None  # without a cgroup: every thread's CPU at the last charge
         self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
         self._unsampled = 0.0  # wall seconds of moves since that reading
         self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
@@ -122,6 +123,7 @@ class Clock:
             cpu = self.cg.cpu_seconds()
         elif self.proc is not None:
             cpu = self._schedstat()
+            self._process_mark = self.process_cpu()  # every thread's, for the check between moves
         else:
             return
         if cpu is not None:
@@ -130,11 +132,16 @@ class Clock:
 
     def cpu_since_charge(self) -> float | None:
         """CPU seconds used since the last ``charge`` (the end of the last move, or readiness): what a bot used
-        while frozen, read before it is thawed. It stays in the account: the next ``charge`` counts it too."""
-        if self._cpu_mark is None:
+        while frozen, read before it is thawed. It stays in the account: the next ``charge`` counts it too.
+        Without a cgroup: every thread's (``/proc/PID/stat``, whole clock ticks, less one tick of that
+        granularity: a tick is charged whole to the thread it lands on)."""
+        if self.cg is not None:
+            cpu = self.cg.cpu_seconds()
+            return None if cpu is None or self._cpu_mark is None else cpu - self._cpu_mark
+        if self._process_mark is None:
             return None
-        cpu = self.cg.cpu_seconds() if self.cg is not None else self._schedstat()
-        return None if cpu is None else cpu - self._cpu_mark
+        cpu = self.process_cpu()
+        return None if cpu is None else max(0.0, cpu - self._process_mark - 1 / os.sysconf("SC_CLK_TCK"))
 
     # -- a passed deadline -----------------------------------------------------------------------
     def overtime(self, deadline: float, answer_waiting: Callable[[], bool], freeze: Callable[[], None]) -> float:
