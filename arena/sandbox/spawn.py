@@ -193,6 +193,8 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             step = "pid namespace"
             _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # the relay dies with the referee's thread
             _sys.unshare(_sys.CLONE_NEWPID)  # for the children of this process
+            if parent_fd >= 0:  # the fork server's pidfd: the bot's init watches this relay instead
+                os.close(parent_fd)
             parent_fd = os.pidfd_open(os.getpid())
             init = os.fork()
             if init:

@@ -49,7 +49,7 @@ class Bot:
     def step(self, state, limit):
         seen = {
             "modules": f"{digest(FIRST)}/{len(FIRST)}",
-            "bots": [m[5:] for m in FIRST if m.startswith("bots.")],
+            "bots": ",".join(m[5:] for m in FIRST if m.startswith("bots.")),
             "env": digest(sorted(os.environ.items())),
             "argv": sys.argv,
             "cwd": os.getcwd(),
