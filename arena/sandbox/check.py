@@ -131,7 +131,7 @@ def report(refresh: bool = False) -> list[Layer]:
         else "no pids cgroup: RLIMIT_NPROC only" + problems)
     add("cgroup_kill", caps.kill, "cgroup.kill takes the whole process tree" if caps.kill
         else "no cgroup.kill: processes killed one by one from the group list" + problems)
-    cpu_of = f"its whole tree, cgroup {caps.cpu}" if caps.cpu else "its main thread only"
+    cpu_of = f"its whole tree, cgroup {caps.cpu}" if caps.cpu else "every thread of its process, in clock ticks"
     between = f"more than {FREEZE_CPU * 1e3:g} ms of CPU between its moves ({cpu_of})"
     add("freeze", caps.freeze is not None,
         f"bot frozen while it is not its turn (cgroup {caps.freeze} freezer): its move ends when the kernel reports "
