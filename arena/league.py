@@ -6,8 +6,10 @@ with a one-line message naming the file, the problem and the valid values.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,12 @@ class LeagueConfig:
     """An adaptive schedule's stopping rule: ``top`` (None with ``rank_all``), ``rank_all``, ``confidence``,
     ``batch``."""
     path: Path | None = None
+    deadline: float | None = None
+    """``arena serve``: uploads after this Unix time are refused (None: no deadline)."""
+    max_submissions_per_hour: int = 10
+    """``arena serve``: uploads per account in any hour."""
+    leaderboard_public: bool = True
+    """``arena serve``: the leaderboard, bot pages and replays without logging in."""
 
     def seats(self, game: str) -> int:
         return games_pkg.load(game).num_players()
@@ -220,7 +228,23 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
                         on_failure=top.on_failure, probation_after=top.probation_after,
                         probation_window=top.probation_window, probation_failures=top.probation_failures,
                         tables=top.tables, path=path, format=top.format, challengers=challengers, openings=book,
-                        schedule=top.schedule, stop=stop)
+                        schedule=top.schedule, stop=stop, deadline=_deadline(top.deadline, fail),
+                        max_submissions_per_hour=top.max_submissions_per_hour,
+                        leaderboard_public=top.leaderboard_public)
+
+
+def _deadline(value: str | None, fail: Any) -> float | None:
+    """An RFC 3339 time (with its offset, or Z) as a Unix time."""
+    if value is None:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None or not re.fullmatch(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?"
+                                                                r"(Z|[+-]\d\d:\d\d)", value, re.I):
+        raise fail(f"deadline = {value!r} is not an RFC 3339 time with its offset, e.g. 2026-12-01T23:59:00Z")
+    return when.timestamp()
 
 
 def _ranking_keys(top: LeagueFile, bots: list[BotEntry], specs: list[str], seat_counts: dict[str, int], base: Path,

@@ -108,6 +108,14 @@ class LeagueFile(BaseModel):
     schedule: Literal["full", "adaptive"] = "full"
     """`full`: every fixture is played; `adaptive`: batches of pairings where the ranking is least certain, until
     `stop` holds (docs/ratings.md)."""
+    deadline: NonEmpty | None = Field(None, json_schema_extra={
+        "type": "string", "default": "none: no deadline", "allowed": "an RFC 3339 time, e.g. 2026-12-01T23:59:00Z"})
+    """`arena serve`: uploads after this time are refused with a line saying so (the league goes on playing)."""
+    max_submissions_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 10
+    """`arena serve`: uploads per account in any hour; more are refused (HTTP 429)."""
+    leaderboard_public: bool = True
+    """`arena serve`: the leaderboard, bot pages and replays are shown without logging in (false: to accounts
+    only)."""
     stop: Stop | None = Field(None, json_schema_extra={
         "type": "table", "default": "top = 10, confidence = 0.95", "allowed": "a table of the keys below"})
     """When an adaptive schedule stops (the `stop` table below)."""

@@ -6,7 +6,7 @@ seat-0 validation and then failed half of its league games.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import games as games_pkg
@@ -42,14 +42,25 @@ def validate(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str,
     Returns:
         None when the bot passed every game from every seat, else the reason it was refused.
     """
+    return verdict(bot, name, files, config)[0]
+
+
+def verdict(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, Any],
+            play: Callable[[Task], Any] | None = None) -> tuple[str | None, str]:
+    """:func:`validate` with the failure's whole detail (the bot's own traceback, for its author), each game
+    played by ``play`` (default: here; ``arena serve`` plays them in a worker process of its own).
+
+    Returns:
+        (None, "") when the bot passed, else (the one-line reason, the detail).
+    """
     for spec, seat, task in validation_games(bot, name, files, config):
-        record = play_task(task)
+        record = (play or play_task)(task)
         if isinstance(record, TaskFailure):
-            return f"the referee could not play the validation game of {spec}: {record.error}"
+            return f"the referee could not play the validation game of {spec}: {record.error}", ""
         reason = record.terminations[seat]
         if reason != "normal":
             details = [f.detail for f in record.failures if f.seat == seat]
             detail = headline(details[0]) if details and details[0] else record.info.get("error", "")
-            return f"{reason} in its validation game of {spec} from seat {seat}" + \
-                (f" ({detail[:300]})" if detail else "")
-    return None
+            return (f"{reason} in its validation game of {spec} from seat {seat}" +
+                    (f" ({detail[:300]})" if detail else ""), "\n".join(d for d in details if d))
+    return None, ""

@@ -18,7 +18,7 @@ from leaderboards.elo import ELO_FIELDS, annotate
 from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL, elo_text
 from leaderboards.standings import head_to_head, standings
-from leaderboards.store import DEFAULT_DB, Store
+from leaderboards.store import DEFAULT_DB, League, Store
 
 CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", "timeouts",
               "crashes", "illegal", "memory", "protocol", "version", "spec", "status_reason")
@@ -48,17 +48,10 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
     db = str(path)
     with Store.open(db, readonly=True) as store:  # a viewer: never migrates or writes
         league = store.find_league(league_name)
-        scope = _scope(store, league.id, league.config, scope)
-        rows = standings(store, league.id, scope=scope, include_retired=include_retired)
-        annotate(rows, store.outcomes(league.id, scope))  # batch Elo with 95% intervals, rank ranges, tied groups
-        cells = head_to_head(store, league.id, rows, scope=scope) if h2h else None
-        total = store.count_games(league.id)
+        out = document(store, league, scope, include_retired=include_retired, h2h=h2h)
     from arena.league import stored_relaxed  # (imported here: the schema's import is not needed before)
+    rows, cells, total, scope = out["bots"], out.get("head_to_head"), out["games"], out["scope"]
     if as_json:
-        out: dict[str, Any] = {"league": league.name, "scope": scope, "games": total,
-                               "sandbox_relaxed": stored_relaxed(league.config), "bots": rows}
-        if cells is not None:
-            out["head_to_head"] = cells
         click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
     elif as_csv and cells is not None:  # one table per CSV: the matrix as pairs (said in --help, docs/leagues.md)
         buf = io.StringIO()
@@ -77,6 +70,22 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
         print_leaderboard(out_console, league.name, rows, total, scope, relaxed=stored_relaxed(league.config), db=db)
         if cells is not None:
             print_h2h(out_console, rows, cells)
+
+
+def document(store: Store, league: League, scope: str | None = None, *, include_retired: bool = False,
+             h2h: bool = False) -> dict[str, Any]:
+    """The leaderboard as `arena leaderboard --json` prints it (and `arena serve`'s /api/leaderboard serves it):
+    league, scope, games, sandbox_relaxed, bots (the standings rows with their batch Elo), head_to_head with
+    ``h2h``."""
+    from arena.league import stored_relaxed  # start-up: the league schema (pydantic) only when needed
+    scope = _scope(store, league.id, league.config, scope)
+    rows = standings(store, league.id, scope=scope, include_retired=include_retired)
+    annotate(rows, store.outcomes(league.id, scope))  # batch Elo with 95% intervals, rank ranges, tied groups
+    out: dict[str, Any] = {"league": league.name, "scope": scope, "games": store.count_games(league.id),
+                           "sandbox_relaxed": stored_relaxed(league.config), "bots": rows}
+    if h2h:
+        out["head_to_head"] = head_to_head(store, league.id, rows, scope=scope)
+    return out
 
 
 def console() -> Console:

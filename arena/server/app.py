@@ -1,0 +1,513 @@
+"""The web side of ``arena serve``: a Starlette application over the league's store (docs/server.md).
+
+Pages (Jinja2 templates in ``templates/``, autoescape on: every name, traceback and file is escaped by the
+engine), the API for scripts, and the organiser's pages. Private data (a submission's status, source and
+traceback, an account's pages) answers only its owner: anyone else gets 404 (the same answer as for an id that
+does not exist, so ids and names cannot be probed); organiser pages answer 404 to other accounts.
+
+Every response carries a Content-Security-Policy without inline script (there is no script at all: the pictures
+are inline SVG drawn here), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
+``X-Frame-Options: DENY``.
+"""
+from __future__ import annotations
+
+import difflib
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.commands.leaderboard import document
+from arena.duplicates import twins
+from arena.league import LeagueConfig
+from arena.server import auth, pictures
+from arena.server.uploads import TooBig, UploadError, read_upload
+from arena.snapshot import MB
+from arena.text import dumps, shown
+from leaderboards import accounts as acc
+from leaderboards.store import Store
+
+CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
+       "base-uri 'none'")
+HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+FORM_SLACK = 64 * 1024
+"""Bytes of a multipart body beyond the bot itself (boundaries, headers, the CSRF field)."""
+
+
+@dataclass
+class Site:
+    """What every request needs: the store, the league file and the running ladder's hooks."""
+
+    db: Path
+    config: LeagueConfig
+    secure: bool = False
+    """``--behind-https``: cookies get ``Secure``."""
+    entered: threading.Event = field(default_factory=threading.Event)
+    """Set when the field changes (a withdrawal, a release): the ladder plans again."""
+    wake: Callable[[], None] = lambda: None
+    """Wakes the validator (a submission was queued)."""
+    local: threading.local = field(default_factory=threading.local)
+    per_account: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT))
+    per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
+
+    def store(self) -> Store:
+        """This thread's connection (SQLite connections stay in their thread)."""
+        store = getattr(self.local, "store", None)
+        if store is None:
+            store = self.local.store = Store.open(self.db)
+        return store
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.config.limits.max_bot_mb * MB)
+
+    def league_id(self, store: Store) -> int:
+        return store.find_league(self.config.name).id
+
+
+class SecurityHeaders:
+    """Adds :data:`HEADERS` to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + HEADERS
+            await send(message)
+        await self.app(scope, receive, sending)
+
+
+_templates = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True,
+                                undefined=jinja2.StrictUndefined)
+_templates.filters["shown"] = lambda v, lines=False: shown(v, lines=lines)
+_templates.filters["when"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") \
+    if t else ""
+
+
+class Viewer:
+    """Who is asking (None: nobody logged in) and the session's CSRF token."""
+
+    def __init__(self, account: acc.Account | None, csrf: str = "", via_token: bool = False) -> None:
+        self.account, self.csrf, self.via_token = account, csrf, via_token
+
+    @property
+    def organiser(self) -> bool:
+        return self.account is not None and self.account.organiser
+
+
+def viewer(site: Site, store: Store, request: Request) -> Viewer:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        account = acc.by_token(store, site.league_id(store), header[7:].strip())
+        if account is None:
+            site.per_address.fail(address(request))
+        return Viewer(account, via_token=True)
+    key = request.cookies.get(auth.SESSION_COOKIE)
+    found = acc.session(store, key) if key else None
+    return Viewer(*found) if found and found[0].league_id == site.league_id(store) else Viewer(None)
+
+
+def address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def page(name: str, viewer_: Viewer, site: Site, status: int = 200, **values: Any) -> HTMLResponse:
+    html = _templates.get_template(name).render(viewer=viewer_, league=site.config.name, **values)
+    return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
+
+
+def not_found(viewer_: Viewer, site: Site) -> HTMLResponse:
+    return page("message.html", viewer_, site, 404, title="Not found", message="There is no such page.")
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def limited_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None as soon as it is longer than ``limit`` (never buffered past it)."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        return None
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def upload_form(request: Request, limit: int) -> tuple[dict[str, str], tuple[str, bytes] | None] | None:
+    """A multipart form's text fields and its ``file`` (name, bytes), read within ``limit`` bytes; None: over."""
+    body = await limited_body(request, limit + FORM_SLACK)
+    if body is None:
+        return None
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    form = await Request(request.scope, replay).form(max_files=1, max_fields=8, max_part_size=limit + FORM_SLACK)
+    fields = {k: v for k, v in form.items() if isinstance(v, str)}
+    upload = form.get("file")
+    if upload is None or isinstance(upload, str):
+        return fields, None
+    return fields, (upload.filename or "", await upload.read())
+
+
+def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, data: bytes
+                 ) -> tuple[int, dict[str, Any]]:
+    """The checks every upload passes (deadline, rate, size and zip rules), then the queue: (status, JSON)."""
+    now = time.time()
+    if site.config.deadline is not None and now > site.config.deadline:
+        return 403, {"error": f"submissions closed at the deadline "
+                              f"{_templates.filters['when'](site.config.deadline)}"}
+    if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
+        return 429, {"error": f"at most {site.config.max_submissions_per_hour} submissions an hour; try again later"}
+    try:
+        snapshot = read_upload(filename, data, site.max_bytes)
+    except UploadError as exc:
+        return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
+    sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200], snapshot)
+    site.wake()
+    return 202, {"id": sid, "status": "queued"}
+
+
+def public_status(sub: acc.Submission) -> dict[str, Any]:
+    bot_version = None
+    return {"id": sub.id, "bot": sub.bot_name, "version": bot_version, "status": sub.status, "reason": sub.reason,
+            "detail": sub.detail}
+
+
+# -- the application ----------------------------------------------------------------------------------------
+def create_app(site: Site) -> ASGIApp:
+    def sync(handler: Callable[..., Response]) -> Callable[[Request], Awaitable[Response]]:
+        """A handler run in the thread pool with this thread's store and the viewer."""
+        async def endpoint(request: Request) -> Response:
+            def call() -> Response:
+                store = site.store()
+                return handler(request, store, viewer(site, store, request))
+            return await run_in_threadpool(call)
+        return endpoint
+
+    def can_view_public(v: Viewer) -> bool:
+        return site.config.leaderboard_public or v.account is not None
+
+    # -- public pages ---------------------------------------------------------------------------------------
+    def leaderboard_page(request: Request, store: Store, v: Viewer) -> Response:
+        if not can_view_public(v):
+            return RedirectResponse("/login", 303)
+        lg = store.find_league(site.config.name)
+        doc = document(store, lg, h2h=True)
+        names = [r["bot"] for r in doc["bots"]][:30]
+        return page("leaderboard.html", v, site, doc=doc,
+                    matrix=pictures.h2h_matrix(names, doc["head_to_head"]) if names else "")
+
+    def bot_page(request: Request, store: Store, v: Viewer) -> Response:
+        if not can_view_public(v):
+            return RedirectResponse("/login", 303)
+        lg = store.find_league(site.config.name)
+        doc = document(store, lg, include_retired=True)
+        row = next((r for r in doc["bots"] if r["bot_id"] == request.path_params["bot_id"]), None)
+        if row is None:
+            return not_found(v, site)
+        history = [(h.mu, h.sigma) for h in store.rating_history(lg.id, 0, 1 << 62) if h.bot_id == row["bot_id"]]
+        moves = [t for m in reversed(store.bot_moves(row["bot_id"], 50)) for t, s in zip(m.wall_times, m.move_seats)
+                 if m.seats[s] == row["bot_id"]]
+        games = store.games(lg.id, order="recent", limit=50, bot_id=row["bot_id"])
+        return page("bot.html", v, site, row=row, games=games, rating=pictures.rating_history(history),
+                    moves=pictures.move_times(moves[-300:], site.config.limits.move_time))
+
+    def game_page(request: Request, store: Store, v: Viewer) -> Response:
+        if not can_view_public(v):
+            return RedirectResponse("/login", 303)
+        lg = store.find_league(site.config.name)
+        g = store.game(int(request.path_params["game_id"]))
+        if g is None or g.league_id != lg.id:
+            return not_found(v, site)
+        import games as games_pkg  # start-up: the games package for a replay's move names
+        try:
+            state = games_pkg.load(g.game).new_initial_state()
+            moves = []
+            for action in g.history:
+                moves.append(state.action_to_string(state.current_player(), action))
+                state.apply_action(action)
+        except Exception:  # noqa: BLE001 - a game whose moves cannot be named: numbers instead
+            moves = [str(a) for a in g.history]
+        return page("game.html", v, site, g=g, moves=moves)
+
+    # -- login ----------------------------------------------------------------------------------------------
+    def login_page(request: Request, store: Store, v: Viewer, message: str = "", status: int = 200) -> Response:
+        token = auth.new_login_token()
+        response = page("login.html", v, site, status, login_csrf=token, message=message)
+        response.headers.append("set-cookie", auth.cookie(auth.LOGIN_COOKIE, token, secure=site.secure, max_age=3600))
+        return response
+
+    async def login_post(request: Request) -> Response:
+        body = await limited_body(request, 16 * 1024)
+        if body is None:
+            return Response("too big", 413)
+        from urllib.parse import parse_qs
+        fields = {k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}
+
+        def call() -> Response:
+            store = site.store()
+            v = Viewer(None)
+            if not auth.same(fields.get("login_csrf"), request.cookies.get(auth.LOGIN_COOKIE)):
+                return page("message.html", v, site, 403, title="Forbidden",
+                            message="The form was not sent from this site's login page; open the login page again.")
+            name, token, where = fields.get("name", "").strip(), fields.get("token", "").strip(), address(request)
+            if site.per_account.blocked(name) or site.per_address.blocked(where):
+                return login_page(request, store, v, "Too many failed logins; wait 15 minutes.", 429)
+            account = acc.by_token(store, site.league_id(store), token) if token else None
+            if account is None or not auth.same(account.name, name):
+                site.per_account.fail(name)
+                site.per_address.fail(where)
+                return login_page(request, store, v, "Unknown name or token.", 401)
+            key, _ = acc.new_session(store, account.id, auth.SESSION_TTL)
+            response = RedirectResponse("/me", 303)
+            response.headers.append("set-cookie", auth.cookie(auth.SESSION_COOKIE, key, secure=site.secure,
+                                                              max_age=int(auth.SESSION_TTL)))
+            response.headers.append("set-cookie", auth.cookie(auth.LOGIN_COOKIE, "", secure=site.secure, max_age=0))
+            return response
+        return await run_in_threadpool(call)
+
+    async def form_post(request: Request, action: Callable[[Store, Viewer, dict[str, str]], Response]) -> Response:
+        """A logged-in form POST: its CSRF field must match the session's, else 403 and nothing changes."""
+        parsed = await upload_form(request, site.max_bytes) if \
+            request.headers.get("content-type", "").startswith("multipart/") else None
+        if parsed is None and request.headers.get("content-type", "").startswith("multipart/"):
+            return Response("the upload is over the league's max_bot_mb", 413)
+        if parsed is None:
+            body = await limited_body(request, 16 * 1024)
+            if body is None:
+                return Response("too big", 413)
+            from urllib.parse import parse_qs
+            parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
+        fields, upload = parsed
+
+        def call() -> Response:
+            store = site.store()
+            v = viewer(site, store, request)
+            if v.account is None or v.via_token or not auth.same(fields.get("csrf"), v.csrf):
+                return page("message.html", v, site, 403, title="Forbidden",
+                            message="This form needs a login and its own page's token; open the page again.")
+            if upload is not None:
+                fields["_filename"] = upload[0]
+                fields["_data"] = upload[1]  # type: ignore[assignment]
+            return action(store, v, fields)
+        return await run_in_threadpool(call)
+
+    async def logout(request: Request) -> Response:
+        def action(store: Store, v: Viewer, fields: dict[str, str]) -> Response:
+            key = request.cookies.get(auth.SESSION_COOKIE)
+            if key:
+                acc.end_session(store, key)
+            response = RedirectResponse("/", 303)
+            response.headers.append("set-cookie", auth.cookie(auth.SESSION_COOKIE, "", secure=site.secure,
+                                                              max_age=0))
+            return response
+        return await form_post(request, action)
+
+    # -- a student's pages ----------------------------------------------------------------------------------
+    def submit_page(request: Request, store: Store, v: Viewer) -> Response:
+        if v.account is None:
+            return RedirectResponse("/login", 303)
+        return page("submit.html", v, site, message="", max_mb=site.config.limits.max_bot_mb,
+                    deadline=site.config.deadline)
+
+    async def submit_post(request: Request) -> Response:
+        def action(store: Store, v: Viewer, fields: dict[str, Any]) -> Response:
+            assert v.account is not None
+            if "_data" not in fields:
+                return page("submit.html", v, site, 400, message="Choose a file to upload.",
+                            max_mb=site.config.limits.max_bot_mb, deadline=site.config.deadline)
+            status, doc = queue_upload(site, store, v.account, fields["_filename"], fields["_data"])
+            if status != 202:
+                return page("submit.html", v, site, status, message=doc["error"],
+                            max_mb=site.config.limits.max_bot_mb, deadline=site.config.deadline)
+            return RedirectResponse("/me", 303)
+        return await form_post(request, action)
+
+    def me_page(request: Request, store: Store, v: Viewer) -> Response:
+        if v.account is None:
+            return RedirectResponse("/login", 303)
+        lg = store.find_league(site.config.name)
+        subs = acc.submissions(store, lg.id, v.account.id)
+        mine = [b for b in store.bots(lg.id) if b.name == v.account.name and b.origin == "submit"]
+        ids = {b.id for b in mine}
+        games = store.games(lg.id, order="recent", limit=100, bot_id=mine[-1].id) if mine else []
+        failures = [(g, f) for g in store.games(lg.id, order="recent", limit=500, bot_id=mine[-1].id)
+                    for f in g.failures if g.seats[f.get("seat", -1)] in ids] if mine else []
+        return page("me.html", v, site, subs=subs, bots=mine, games=games, failures=failures[:50])
+
+    # -- the API --------------------------------------------------------------------------------------------
+    async def api_submit(request: Request) -> Response:
+        def who() -> Viewer:
+            store = site.store()
+            return viewer(site, store, request)
+        v = await run_in_threadpool(who)
+        if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
+            return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
+        parsed = await upload_form(request, site.max_bytes)
+        if parsed is None:
+            return error(413, f"the upload is over the league's max_bot_mb ({site.config.limits.max_bot_mb:g} MB)")
+        fields, upload = parsed
+        if upload is None:
+            return error(400, "send the bot as the multipart field `file` (a .py or a .zip)")
+        account = v.account
+        status, doc = await run_in_threadpool(lambda: queue_upload(site, site.store(), account, *upload))
+        return JSONResponse(doc, status_code=status)
+
+    def api_submission(request: Request, store: Store, v: Viewer) -> Response:
+        try:
+            sub = acc.submission(store, int(request.path_params["sid"]))
+        except ValueError:
+            sub = None
+        if v.account is None:
+            return error(401, "send Authorization: Bearer TOKEN")
+        if sub is None or sub.account_id != v.account.id:  # another's: the same answer as none at all
+            return error(404, "no such submission of yours")
+        doc = public_status(sub)
+        if sub.bot_id is not None:
+            doc["version"] = store.bot(sub.bot_id).version
+        return JSONResponse(doc)
+
+    def api_leaderboard(request: Request, store: Store, v: Viewer) -> Response:
+        if not can_view_public(v):
+            return error(401, "this league's leaderboard is for its accounts: send Authorization: Bearer TOKEN")
+        doc = document(store, store.find_league(site.config.name))
+        return Response(dumps(doc, indent=2) + "\n", media_type="application/json")  # `arena leaderboard --json`
+
+    # -- organisers -----------------------------------------------------------------------------------------
+    def admin_page(request: Request, store: Store, v: Viewer) -> Response:
+        if not v.organiser:
+            return not_found(v, site)
+        lg = store.find_league(site.config.name)
+        people = acc.accounts(store, lg.id)
+        names = {a.id: a.name for a in people}
+        subs = acc.submissions(store, lg.id)
+        counts: dict[int, int] = {}
+        for s in subs:
+            counts[s.account_id] = counts.get(s.account_id, 0) + 1
+        bots = store.bots(lg.id)
+        current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
+        identical = {b.label: [t.label for t in twins(b, bots, store.snapshot)] for b in current}
+        near = near_duplicates(store, current)
+        return page("admin.html", v, site, accounts=people, counts=counts, subs=subs[:500], names=names,
+                    identical={k: x for k, x in identical.items() if x}, near=near,
+                    probation=[b for b in bots if b.status == "probation"], actions=acc.actions(store, lg.id))
+
+    def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
+        if not v.organiser:
+            return not_found(v, site)
+        try:
+            sub = acc.submission(store, int(request.path_params["sid"]))
+        except ValueError:
+            sub = None
+        if sub is None or sub.league_id != site.league_id(store):
+            return not_found(v, site)
+        snap = acc.submission_snapshot(store, sub.id)
+        files = [(path, data.decode("utf-8", errors="replace")) for path, data in snap.files.items()]
+        owner = acc.account(store, sub.account_id)
+        return page("admin_submission.html", v, site, sub=sub, files=files, owner=owner.name if owner else "?")
+
+    async def admin_action(request: Request) -> Response:
+        def action(store: Store, v: Viewer, fields: dict[str, str]) -> Response:
+            if not v.organiser:
+                return not_found(v, site)
+            assert v.account is not None
+            lg = store.find_league(site.config.name)
+            what, target = request.path_params["action"], fields.get("target", "")
+            if what == "revoke":
+                a = acc.account_named(store, lg.id, target)
+                if a is None:
+                    return not_found(v, site)
+                acc.revoke(store, a.id)
+            elif what == "release":
+                bot = store.current_bot(lg.id, target)
+                if bot is None or not store.release_bot(bot.id):
+                    return not_found(v, site)
+            elif what == "withdraw":
+                sub = acc.submission(store, int(target)) if target.isdigit() else None
+                if sub is None or sub.league_id != lg.id:
+                    return not_found(v, site)
+                if sub.bot_id is not None:
+                    store.retire_bot(sub.bot_id, f"withdrawn by {v.account.name}")
+                acc.finish(store, sub.id, "withdrawn", reason=f"withdrawn by {v.account.name}")
+            else:
+                return not_found(v, site)
+            acc.record_action(store, lg.id, v.account.name, what, target)
+            site.entered.set()
+            return RedirectResponse("/admin", 303)
+        return await form_post(request, action)
+
+    def login_get(request: Request, store: Store, v: Viewer) -> Response:
+        return login_page(request, store, v)
+
+    async def stylesheet(request: Request) -> Response:
+        css = resources.files("arena.templates").joinpath("report.css").read_text() + \
+            resources.files("arena.server").joinpath("templates/site.css").read_text()
+        return Response(css, media_type="text/css", headers={"cache-control": "max-age=300"})
+
+    routes = [
+        Route("/", sync(leaderboard_page)),
+        Route("/bots/{bot_id:int}", sync(bot_page)),
+        Route("/games/{game_id:int}", sync(game_page)),
+        Route("/login", sync(login_get), methods=["GET"]),
+        Route("/login", login_post, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/submit", sync(submit_page), methods=["GET"]),
+        Route("/submit", submit_post, methods=["POST"]),
+        Route("/me", sync(me_page)),
+        Route("/admin", sync(admin_page)),
+        Route("/admin/submissions/{sid}", sync(admin_submission)),
+        Route("/admin/{action}", admin_action, methods=["POST"]),
+        Route("/api/submissions", api_submit, methods=["POST"]),
+        Route("/api/submissions/{sid}", sync(api_submission)),
+        Route("/api/leaderboard", sync(api_leaderboard)),
+        Route("/static/site.css", stylesheet),
+    ]
+    return SecurityHeaders(Starlette(routes=routes))
+
+
+NEAR = 0.9
+"""Similarity (difflib's ratio of the entry files) from which two accounts' bots are flagged as near-duplicates."""
+
+
+def near_duplicates(store: Store, bots: list[Any]) -> list[tuple[str, str, float]]:
+    """Pairs of current submitted bots of different accounts whose entry files are nearly the same text."""
+    texts = {b.label: (b.name, b.source or "") for b in bots if b.kind == "file"}
+    out = []
+    items = sorted(texts.items())
+    for i, (a, (na, ta)) in enumerate(items):
+        for b, (nb, tb) in items[i + 1:]:
+            if na == nb or ta == tb:
+                continue
+            m = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+            if m.real_quick_ratio() >= NEAR and m.quick_ratio() >= NEAR and m.ratio() >= NEAR:
+                out.append((a, b, m.ratio()))
+    return out

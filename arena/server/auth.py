@@ -1,0 +1,75 @@
+"""Who is asking: bearer tokens (scripts), session cookies (browsers), CSRF tokens and login rate limits.
+
+- A token is checked by :func:`leaderboards.accounts.by_token` (its HMAC, compared in constant time); a revoked
+  account's token and sessions fail at the next request (both are looked up in the store every time, never
+  cached).
+- The session cookie is ``HttpOnly; SameSite=Strict; Path=/`` (and ``Secure`` with ``--behind-https``); its key
+  is stored only as an HMAC. Every form POST carries the session's CSRF token (a hidden field), compared in
+  constant time: a POST without it is answered 403 and changes nothing. The login form (no session yet) uses a
+  double-submit token: a random ``arena_login`` cookie that the form must repeat.
+- Failed logins are limited per account name and per client address (:class:`RateLimit`): past the limit a
+  login is refused (429) before the token is even looked at.
+"""
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+
+SESSION_COOKIE = "arena_session"
+LOGIN_COOKIE = "arena_login"
+SESSION_TTL = 7 * 24 * 3600.0
+LOGIN_WINDOW = 900.0
+"""Seconds over which failed logins are counted."""
+MAX_FAILS_PER_ACCOUNT = 5
+MAX_FAILS_PER_ADDRESS = 20
+
+
+def same(a: str | None, b: str | None) -> bool:
+    """Constant-time equality of two secrets (False when either is missing)."""
+    if not a or not b:
+        return False
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def new_login_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def cookie(name: str, value: str, *, secure: bool, max_age: int | None) -> str:
+    """A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, Secure behind HTTPS."""
+    parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Strict"]
+    if max_age is not None:
+        parts.append(f"Max-Age={max_age}")
+    if secure:
+        parts.append("Secure")
+    return "; ".join(parts)
+
+
+class RateLimit:
+    """Failures per key (an account name, an address) within a sliding window."""
+
+    def __init__(self, limit: int, window: float = LOGIN_WINDOW) -> None:
+        self.limit, self.window = limit, window
+        self.fails: dict[str, deque[float]] = {}
+        self.guard = threading.Lock()
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        times = self.fails.setdefault(key, deque())
+        while times and times[0] < now - self.window:
+            times.popleft()
+        return times
+
+    def blocked(self, key: str) -> bool:
+        with self.guard:
+            return len(self._recent(key, time.monotonic())) >= self.limit
+
+    def fail(self, key: str) -> None:
+        with self.guard:
+            now = time.monotonic()
+            self._recent(key, now).append(now)
+            if len(self.fails) > 100_000:  # a flood of names: forget the idle ones
+                for k in [k for k, v in self.fails.items() if not v]:
+                    del self.fails[k]

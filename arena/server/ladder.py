@@ -1,0 +1,139 @@
+"""The league that ``arena serve`` keeps running while students submit.
+
+Two loops share the store (each with its own connection; SQLite's WAL lets the web pages read meanwhile):
+
+- :class:`Validator` (a thread): takes queued submissions oldest first (:func:`leaderboards.accounts.claim_next`),
+  plays each one's validation games from every seat (:func:`arena.validation.verdict`, the same games as
+  ``arena submit``) in a worker process of its own, and either refuses it (reason + the bot's traceback) or
+  enters it as the account's next bot version (``Store.upsert_bot``, origin ``submit``: probation lifted, the
+  old version retired). A refused bot is never entered, so it never plays.
+- :func:`run_ladder` (the main thread, under the store's runner lock like ``arena league run``): passes of the
+  league runner (:func:`arena.league_runner._run`), each playing the league's schedule for the bots entered
+  so far, i.e. only the games still missing. A pass ends when its games are played; the next one starts when a
+  bot was entered or withdrawn. The schedule's keys never change when bots are added (a new bot only adds
+  tables), the store takes a key once, so a submission while games are in flight loses and doubles nothing,
+  and a killed server's next start plays exactly the missing games.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena import league_runner
+from arena.league import LeagueConfig
+from arena.league_runner import RunSummary
+from arena.snapshot import worker_files
+from arena.text import shown
+from arena.task import Task, TaskFailure
+from arena.workers import LocalBackend
+from leaderboards import accounts as acc
+from leaderboards import lock
+from leaderboards.store import Store
+
+
+RETRY = 5.0
+"""Seconds before games that could not be played (a referee error, an overloaded machine) are tried again."""
+
+
+class Validator(threading.Thread):
+    """Validates queued submissions one at a time, oldest first (so two of one account become two versions in
+    the order they were sent)."""
+
+    def __init__(self, db: Path, config: LeagueConfig, league_id: int, entered: threading.Event) -> None:
+        super().__init__(name="arena-validator", daemon=True)
+        self.db, self.config, self.league_id, self.entered = db, config, league_id, entered
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.backend: LocalBackend | None = None
+        self.error: str | None = None
+
+    def play(self, task: Task) -> Any:
+        if self.backend is None:
+            self.backend = LocalBackend(1)
+        for _, result in self.backend.execute(iter([task])):
+            return result
+        return TaskFailure("the validation worker returned nothing")
+
+    def run(self) -> None:
+        try:
+            with Store.open(self.db) as store:
+                while not self.stopping.is_set():
+                    sub = acc.claim_next(store, self.league_id)
+                    if sub is None:
+                        self.wake.wait(1.0)
+                        self.wake.clear()
+                        continue
+                    self.handle(store, sub)
+        except Exception:  # noqa: BLE001 - shown on the server's log; the submissions stay queued for a restart
+            if not self.stopping.is_set():
+                self.error = traceback.format_exc()
+                print(f"arena serve: the validator stopped: {self.error}", flush=True)
+
+    def handle(self, store: Store, sub: acc.Submission) -> None:
+        from arena.validation import verdict  # start-up: the validation games' module when one is validated
+        snapshot = acc.submission_snapshot(store, sub.id)
+        current = store.current_bot(self.league_id, sub.bot_name)
+        if current is not None and current.origin == "config":
+            acc.finish(store, sub.id, "refused", reason=f"{sub.bot_name!r} is a bot of the league file")
+            return
+        reason, detail = verdict(f"file:{snapshot.digest}", sub.bot_name, {snapshot.digest: snapshot},
+                                 store.find_league(self.config.name).config, play=self.play)
+        if self.stopping.is_set():
+            return  # stopped mid-validation: left `validating`, queued again by the next start
+        if reason is not None:
+            acc.finish(store, sub.id, "refused", reason=reason, detail=detail)
+            return
+        with store.transaction():  # the version and the verdict together
+            bot, _ = store.upsert_bot(self.league_id, sub.bot_name, origin="submit", snapshot=snapshot,
+                                      reactivate=True)
+            acc.finish(store, sub.id, "accepted", bot_id=bot.id)
+        self.entered.set()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+        if self.backend is not None:
+            self.backend.close()
+
+
+def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None,
+               started: Callable[[int, threading.Event, Validator], None] | None = None) -> RunSummary:
+    """Runs the league until SIGINT/SIGTERM (then ``summary.interrupted`` names it): pass after pass of the
+    league runner, the next one as soon as a bot entered. ``started(league_id, entered, validator)`` is called
+    once the store is locked and the league exists (the web server starts there)."""
+    n = concurrency or config.concurrency or 1
+    summary = RunSummary(config.name, db)
+    validator: Validator | None = None
+    entered = threading.Event()
+    try:
+        with league_runner._stop_on_signals(), lock.acquire(db), Store.open(db, create=True) as store, \
+                worker_files():
+            snapshots = league_runner.take_snapshots(config)
+            league = store.ensure_league(config.name, config.to_dict())
+            acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
+            validator = Validator(db, config, league.id, entered)
+            validator.start()
+            if started is not None:
+                started(league.id, entered, validator)
+            while True:
+                entered.clear()
+                summary = RunSummary(config.name, db)
+                league_runner._run(store, config, snapshots, summary, n, "local", None, None)
+                if summary.interrupted:
+                    break
+                unplayed = summary.errors + summary.overloaded
+                if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
+                    print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
+                          f"retried in {RETRY:g} s", file=sys.stderr, flush=True)
+                while not entered.wait(RETRY if unplayed else 1.0) and not unplayed:
+                    pass
+    except league_runner.Interrupted as stop:
+        summary.interrupted = stop.name
+    finally:
+        if validator is not None:
+            validator.stop()
+    return summary

@@ -1,0 +1,79 @@
+"""Inline SVG pictures (no script, nothing from elsewhere): a bot's rating over time with its interval band, the
+head-to-head as a colour matrix, a bot's move times against its limit. Every text in them (bot names) is
+HTML-escaped here; numbers are formatted by us, so the markup is safe to embed as is."""
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from arena.text import shown
+
+
+def _t(value: object) -> str:
+    return html.escape(shown(value), quote=True)
+
+
+def rating_history(points: Sequence[tuple[float, float]], *, width: int = 480, height: int = 160) -> str:
+    """mu over the bot's rated games, with the band mu +- 2 sigma (``points``: (mu, sigma) per game in order)."""
+    if not points:
+        return '<svg class="pic" width="0" height="0" role="img" aria-label="no rated games yet"></svg>'
+    lo = min(m - 2 * s for m, s in points)
+    hi = max(m + 2 * s for m, s in points)
+    span = (hi - lo) or 1.0
+    n = max(len(points) - 1, 1)
+
+    def xy(i: int, v: float) -> str:
+        return f"{8 + (width - 16) * i / n:.1f},{8 + (height - 16) * (hi - v) / span:.1f}"
+
+    upper = [xy(i, m + 2 * s) for i, (m, s) in enumerate(points)]
+    lower = [xy(i, m - 2 * s) for i, (m, s) in reversed(list(enumerate(points)))]
+    line = " ".join(xy(i, m) for i, (m, _) in enumerate(points))
+    return (f'<svg class="pic rating" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="rating over {len(points)} games">'
+            f'<polygon points="{" ".join(upper + lower)}" fill="#9ecae1" fill-opacity="0.5"/>'
+            f'<polyline points="{line}" fill="none" stroke="#08519c" stroke-width="1.5"/>'
+            f'<text x="8" y="{height - 2}" font-size="10">{lo:.1f}</text>'
+            f'<text x="8" y="12" font-size="10">{hi:.1f}</text></svg>')
+
+
+def h2h_matrix(names: Sequence[str], cells: Sequence[dict[str, Any]], *, cell: int = 22) -> str:
+    """Rows beat columns: red (loses) to green (wins) by the row's score rate; grey when they have not met."""
+    index = {n: i for i, n in enumerate(names)}
+    pad = 8 + 7 * min(max((len(n) for n in names), default=1), 24)
+    size = pad + cell * len(names)
+    parts = [f'<svg class="pic h2h" width="{size}" height="{size}" viewBox="0 0 {size} {size}" role="img" '
+             'aria-label="head-to-head score rates">']
+    for n, i in index.items():
+        parts.append(f'<text x="{pad - 4}" y="{pad + cell * i + cell * 0.7:.0f}" font-size="11" '
+                     f'text-anchor="end">{_t(n[:24])}</text>')
+        parts.append(f'<text x="{pad + cell * i + cell * 0.7:.0f}" y="{pad - 4}" font-size="11" '
+                     f'transform="rotate(-60 {pad + cell * i + cell * 0.7:.0f} {pad - 4})">{_t(n[:24])}</text>')
+    for c in cells:
+        if c["bot"] not in index or c["opponent"] not in index:
+            continue
+        r, k = index[c["bot"]], index[c["opponent"]]
+        rate = c.get("win_rate")
+        fill = "#dddddd" if rate is None else f"rgb({int(230 * (1 - rate)) + 20},{int(200 * rate) + 30},60)"
+        title = (f"{_t(c['bot'])} vs {_t(c['opponent'])}: not met" if rate is None else
+                 f"{_t(c['bot'])} vs {_t(c['opponent'])}: {c['wins']}-{c['draws']}-{c['losses']} ({rate:.0%})")
+        parts.append(f'<rect x="{pad + cell * k}" y="{pad + cell * r}" width="{cell - 1}" height="{cell - 1}" '
+                     f'fill="{fill}"><title>{title}</title></rect>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def move_times(times: Sequence[float], limit: float, *, width: int = 480, height: int = 120) -> str:
+    """Each move's wall time (a bar, in order) against the move time limit (a red line)."""
+    if not times:
+        return '<svg class="pic" width="0" height="0" role="img" aria-label="no moves yet"></svg>'
+    top = max(max(times), limit) * 1.05 or 1.0
+    w = (width - 16) / len(times)
+    bars = "".join(f'<rect x="{8 + i * w:.1f}" y="{8 + (height - 16) * (1 - t / top):.1f}" width="{max(w - 0.5, 0.5):.1f}" '
+                   f'height="{(height - 16) * t / top:.1f}" fill="{"#de2d26" if t > limit else "#3182bd"}"/>'
+                   for i, t in enumerate(times))
+    y = 8 + (height - 16) * (1 - limit / top)
+    return (f'<svg class="pic moves" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{len(times)} move times against the {limit:g} s limit">{bars}'
+            f'<line x1="8" x2="{width - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#de2d26" stroke-dasharray="4 2"/>'
+            f'<text x="{width - 8}" y="{y - 2:.1f}" font-size="10" text-anchor="end">limit {limit:g} s</text></svg>')

@@ -1,0 +1,192 @@
+"""`arena serve`'s web side through a real server and a real HTTP client: sessions and cookies, CSRF, login limits,
+revocation, escaping and CSP, privacy between accounts, the organiser's pages, the API's documents."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+
+import pytest
+
+from tests.server.support import (ARENA, PLAIN, RAISER, Client, Server, accounts, make_league, multipart,
+                                  wait_idle)
+
+pytestmark = pytest.mark.xdist_group("server")
+EVIL = "<i>evil</i>"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    work = tmp_path_factory.mktemp("web")
+    make_league(work)
+    tokens = accounts(work, "alice", "bob", "carol", EVIL)
+    tokens.update(accounts(work, "prof", organiser=True))
+    server = Server(work).start()
+    client = Client(server.base)
+    code, doc = client.submit_api(tokens["alice"], "alice.py", PLAIN.encode())
+    assert code == 202
+    alice_sub = doc["id"]
+    code, doc = client.submit_api(tokens["bob"], "bob.py", RAISER.encode())
+    bob_sub = doc["id"]
+    client.wait(tokens["alice"], alice_sub, {"accepted"})
+    client.wait(tokens["bob"], bob_sub, {"refused"})
+    yield {"server": server, "tokens": tokens, "work": work, "alice_sub": alice_sub, "bob_sub": bob_sub}
+    assert server.stop() == 143
+
+
+def test_session_cookie_is_httponly_samesite_strict_and_not_secure_without_https(site):
+    c = Client(site["server"].base)
+    _, headers, _ = c.get("/login")
+    assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
+    _, _, text = c.get("/login")
+    csrf = re.search(r'name="login_csrf" value="([^"]+)"', text).group(1)
+    code, headers, _ = c.form("/login", {"login_csrf": csrf, "name": "carol", "token": site["tokens"]["carol"]})
+    assert code == 303
+    session = [v for v in headers["set-cookie"].splitlines() if v.startswith("arena_session=")]
+    assert session and "HttpOnly" in session[0] and "SameSite=Strict" in session[0] and "Secure" not in session[0]
+
+
+def test_a_login_without_its_form_token_is_refused(site):
+    c = Client(site["server"].base)
+    code, _, _ = c.form("/login", {"name": "carol", "token": site["tokens"]["carol"]})
+    assert code == 403 and not [k for k in c.jar if k.name == "arena_session"]
+
+
+def test_a_form_post_without_the_csrf_token_is_403_and_stores_nothing(site):
+    c = Client(site["server"].base)
+    assert c.login("carol", site["tokens"]["carol"]) == 303
+    body, ctype = multipart({"file": ("carol.py", PLAIN.encode())})
+    code, _, _ = c.request("POST", "/submit", body, ctype)
+    assert code == 403
+    body, ctype = multipart({"file": ("carol.py", PLAIN.encode())}, {"csrf": "not-the-token"})
+    assert c.request("POST", "/submit", body, ctype)[0] == 403
+    _, _, me = c.get("/me")
+    assert "Nothing submitted yet" in me
+    code, _, _ = c.form("/logout", {})  # a logout too
+    assert code == 403 and c.get("/me")[0] == 200
+    body, ctype = multipart({"file": ("carol.py", PLAIN.encode())}, {"csrf": c.csrf()})
+    assert c.request("POST", "/submit", body, ctype)[0] == 303  # with it: queued
+    assert "carol.py" in c.get("/me")[2]
+
+
+def test_a_revoked_token_and_its_sessions_fail_at_once(site):
+    work, tokens = site["work"], accounts(site["work"], "dave")
+    c = Client(site["server"].base)
+    assert c.login("dave", tokens["dave"]) == 303 and c.get("/me")[0] == 200
+    assert c.status(tokens["dave"], 10**6)[0] == 404  # the token works (no such submission)
+    p = subprocess.run([ARENA, "accounts", "revoke", "--league", "l.toml", "dave"], cwd=work, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert c.status(tokens["dave"], 10**6)[0] == 401
+    assert c.submit_api(tokens["dave"], "d.py", PLAIN.encode())[0] == 401
+    code, headers, _ = c.get("/me")
+    assert code == 303 and headers["location"] == "/login"
+
+
+def test_every_page_has_a_csp_without_inline_script_and_escapes_names(site):
+    c = Client(site["server"].base)
+    tokens = site["tokens"]
+    code, doc = c.submit_api(tokens[EVIL], "<b>x</b>.py", PLAIN.encode())
+    assert code == 202
+    c.wait(tokens[EVIL], doc["id"], {"accepted"})
+    assert c.login(EVIL, tokens[EVIL]) == 303
+    for path in ("/", "/login", "/submit", "/me", "/bots/1"):
+        code, headers, text = c.get(path)
+        assert code == 200, path
+        csp = headers["content-security-policy"]
+        assert "script-src" not in csp or "'unsafe-inline'" not in csp
+        assert "default-src 'none'" in csp and "<script" not in text.lower()
+        assert EVIL not in text and "<b>x</b>" not in text
+    assert "&lt;i&gt;evil&lt;/i&gt;" in c.get("/me")[2] and "&lt;b&gt;x&lt;/b&gt;.py" in c.get("/me")[2]
+
+
+def test_one_account_never_sees_anothers_submissions_source_or_tracebacks(site):
+    base, tokens = site["server"].base, site["tokens"]
+    alice, bob = Client(base), Client(base)
+    assert alice.login("alice", tokens["alice"]) == 303 and bob.login("bob", tokens["bob"]) == 303
+    assert bob.status(tokens["bob"], site["alice_sub"])[0] == 404
+    assert alice.status(tokens["alice"], site["bob_sub"])[0] == 404
+    assert alice.status(tokens["alice"], 10**6)[0] == 404  # the same answer as no such id
+    assert bob.status(tokens["bob"], site["bob_sub"])[1]["status"] == "refused"
+    assert "IndexError" in bob.get("/me")[2]
+    for path in ("/me", "/", "/bots/1", "/bots/2", "/bots/3"):
+        text = alice.get(path)[2]
+        assert "IndexError" not in text and "bob.py" not in text
+    anon = Client(base)
+    for path in ("/", "/bots/3"):
+        text = anon.get(path)[2]
+        assert "rng.choice" not in text  # no source on public pages
+    for who in (alice, bob, anon):
+        assert who.get("/admin")[0] == 404
+        assert who.get(f"/admin/submissions/{site['alice_sub']}")[0] == 404
+        assert who.form("/admin/revoke", {"target": "bob"})[0] in (403, 404)
+    assert Client(base).status(tokens["bob"], site["bob_sub"])[1]["status"] == "refused"  # bob not revoked
+
+
+def test_the_organiser_sees_everything_and_its_actions_are_stored(site):
+    base, tokens = site["server"].base, site["tokens"]
+    prof = Client(base)
+    assert prof.login("prof", tokens["prof"]) == 303
+    code, _, text = prof.get(f"/admin/submissions/{site['bob_sub']}")
+    assert code == 200 and "IndexError" in text and "return [][1]" in text
+    code, _, text = prof.get("/admin")
+    assert code == 200 and "bob.py" in text and "refused" in text
+    extra = accounts(site["work"], "erin")
+    csrf = prof.csrf()
+    assert prof.form("/admin/revoke", {"target": "erin"})[0] == 403  # without the CSRF token: nothing done
+    assert Client(base).status(extra["erin"], 10**6)[0] == 404
+    assert prof.form("/admin/revoke", {"target": "erin", "csrf": csrf})[0] == 303
+    assert Client(base).status(extra["erin"], 10**6)[0] == 401
+    text = prof.get("/admin")[2]
+    assert re.search(r"<td>prof</td><td>revoke</td><td>erin</td>", text)
+
+
+def test_api_leaderboard_is_the_leaderboard_commands_json(site):
+    c = Client(site["server"].base)
+    wait_idle(site["work"])
+    code, headers, text = c.get("/api/leaderboard")
+    p = subprocess.run([ARENA, "leaderboard", "--league", "l.toml", "--json"], cwd=site["work"],
+                       capture_output=True, text=True, timeout=60)
+    assert code == 200 and headers["content-type"].startswith("application/json")
+    assert text == p.stdout
+    assert "alice" in [b["name"] for b in json.loads(text)["bots"]]
+    assert "bob" not in [b["name"] for b in json.loads(text)["bots"]]  # refused: never entered, never played
+
+
+def test_uploads_over_the_limit_or_bad_are_4xx_with_a_line(site):
+    c, token = Client(site["server"].base), site["tokens"]["carol"]
+    code, doc = c.submit_api(token, "big.py", b"#" * (3 << 20))
+    assert code == 413 and "error" in doc
+    code, doc = c.submit_api(token, "bad.zip", b"PK\x03\x04nonsense")
+    assert code == 400 and "zip" in doc["error"]
+
+
+def test_login_is_rate_limited_per_account_and_per_address(tmp_path):
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "alice", "bob")
+    server = Server(tmp_path, "--behind-https").start()
+    try:
+        def attempt(name: str, token: str, addr: str) -> tuple[int, dict[str, str]]:
+            c = Client(server.base)
+            _, headers, text = c.get("/login", headers={"X-Forwarded-For": addr})
+            csrf = re.search(r'name="login_csrf" value="([^"]+)"', text).group(1)
+            body = f"login_csrf={csrf}&name={name}&token={token}".encode()
+            # (a Secure cookie is not sent back over plain HTTP by the jar: the proxy would carry it over HTTPS)
+            login_cookie = re.search(r"arena_login=([^;]+)", headers["set-cookie"]).group(1)
+            code, headers, _ = c.request("POST", "/login", body, "application/x-www-form-urlencoded",
+                                         headers={"X-Forwarded-For": addr, "Cookie": f"arena_login={login_cookie}"})
+            return code, headers
+        code, headers = attempt("alice", tokens["alice"], "10.0.0.1")
+        session = [v for v in headers["set-cookie"].splitlines() if v.startswith("arena_session=")]
+        assert code == 303 and "Secure" in session[0] and "HttpOnly" in session[0] and "SameSite=Strict" in session[0]
+        for i in range(5):  # alice's account from five addresses
+            assert attempt("alice", "wrong", f"10.0.1.{i}")[0] == 401
+        assert attempt("alice", tokens["alice"], "10.0.2.1")[0] == 429  # even with her token, from a new address
+        assert attempt("bob", tokens["bob"], "10.0.2.1")[0] == 303  # bob is not limited
+        for i in range(20):  # one address, many names
+            assert attempt(f"user{i}", "wrong", "10.0.3.1")[0] == 401
+        assert attempt("bob", tokens["bob"], "10.0.3.1")[0] == 429
+        assert attempt("bob", tokens["bob"], "10.0.3.2")[0] == 303
+    finally:
+        server.stop()
