@@ -5,13 +5,14 @@ on demand: ``bots._mc`` in ``sys.modules`` told a bot it played ``mc``."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 
 from arena.referee import play_game
 from arena.sandbox import check, zygote
-from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
+from tests.arena.sandbox_helpers import FAST, assert_nothing_left, descendants_of, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(bool(check.missing_mandatory()),
@@ -22,9 +23,11 @@ KEY = bytes(32)  # one chance key: the probe gets the same seed in every game
 
 @pytest.fixture
 def fresh_server(monkeypatch):
-    """A fork server of this test's own, so no earlier test's games have shaped it; stopped afterwards."""
+    """A fork server of this test's own, so no earlier test's games have shaped it; stopped afterwards. Yields
+    the processes that were already below this one (the earlier server: not a leftover of this test's games)."""
+    before = set(descendants_of(os.getpid()))
     monkeypatch.setattr(zygote, "_ZYGOTE", None)
-    yield
+    yield before
     server = zygote._ZYGOTE
     if server is not None and server.proc is not None:
         server.proc.kill()
@@ -46,7 +49,7 @@ def test_a_bot_inherits_the_same_process_whoever_its_opponent_is(tmp_path, fresh
     seen = []
     for opponent in opponents:
         record = play_game(game, [probe, opponent], 3, FAST.with_(first_move_time=5.0), chance_key=KEY)
-        assert_nothing_left(record)
+        assert_nothing_left(record, fresh_server)
         seen.append(inherited(record))
     print(f"{game}: the probe sees {seen[0]}")
     for opponent, view in zip(opponents, seen):
