@@ -12,6 +12,7 @@ with ``textContent`` only (docs/architecture.md, "Untrusted text").
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import html
 from collections import defaultdict
@@ -68,13 +69,61 @@ class BotFacts:
     """A min-heap of (wall seconds, game id, the bot's move number in that game, cpu seconds)."""
 
 
+@functools.lru_cache(maxsize=256)
+def css_classes(style: str) -> str:
+    """The report.css classes of a Rich style string of a game's board: ``fg-red``, ``bg-yellow``, ``b`` (bold),
+    ``u`` (underline). Only names this code makes (colour names are Rich's: letters, digits, ``_``); grey (what
+    is empty) is left plain, which keeps the data files small."""
+    from rich.style import Style  # start-up: rich only when boards are drawn
+    parsed = Style.parse(style)
+    out = []
+    for prefix, colour in (("fg-", parsed.color), ("bg-", parsed.bgcolor)):
+        if colour is not None and colour.name.replace("_", "").isalnum() and not colour.name.startswith("grey"):
+            out.append(prefix + colour.name)
+    if out:
+        out += [name for name, on in (("b", parsed.bold), ("u", parsed.underline)) if on]
+    elif parsed.underline:
+        out.append("u")
+    return " ".join(out)
+
+
+def board_runs(game: Any, state: Any, names: list[str], last: dict[str, Any] | None) -> list[list[str]] | str:
+    """The game's own board, as the dashboard draws it (``Game.render_board``: Hex with its coordinates and its
+    edges in the players' colours), as runs of [text, css classes] that the viewer sets with ``textContent`` and
+    ``className``; plain ``str(state)`` when the game draws no board of its own (or it fails). Spaces join the
+    run before them (they look the same in any colour but a background's)."""
+    obs = dict(state.observation())
+    if last is not None:  # what a replay adds: the board marks what the last move changed (games.board.LAST)
+        obs.update(last)
+    try:
+        drawn = game.render_board(obs, names)
+        plain, spans = drawn.plain, drawn.spans
+    except Exception:  # noqa: BLE001 - a board that cannot be drawn still shows as text
+        return str(state)
+    classes = [""] * len(plain)
+    for span in spans:  # later spans win, as Rich combines them
+        cls = css_classes(str(span.style))
+        if cls:
+            for k in range(span.start, min(span.end, len(plain))):
+                classes[k] = cls
+    runs: list[list[str]] = []
+    for ch, cls in zip(plain, classes):
+        if runs and (cls == runs[-1][1] or (ch == " " and not cls and "bg-" not in runs[-1][1]
+                                            and "u" not in runs[-1][1].split())):
+            runs[-1][0] += ch
+        else:
+            runs.append([ch, cls])
+    return runs
+
+
 def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The board before the first action and after each one, with who moved, the move and its time (None when
     the game cannot be loaded: a game spec this arena no longer has)."""
     try:
         game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
         state = game.new_initial_state()
-        out = [{"board": str(state), "seat": None, "move": "start", "ms": None}]
+        names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
+        out = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start", "ms": None}]
         movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
         for i, action in enumerate(g.history):
             seat = state.current_player()
@@ -85,7 +134,9 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
             kind = movers.next(i, seat)
             ms = round(1000 * g.wall_times[kind], 1) if isinstance(kind, int) and kind < len(g.wall_times) else None
             state.apply_action(action)
-            out.append({"board": str(state), "seat": seat if isinstance(kind, int) else None, "move": move, "ms": ms,
+            last = {"last_action": action, "last_player": seat, "last_move": move}
+            out.append({"board": board_runs(game, state, names, last),
+                        "seat": seat if isinstance(kind, int) else None, "move": move, "ms": ms,
                         **({"opening": True} if kind == OPENING else {})})
         return out
     except Exception:  # noqa: BLE001 - the report still lists the game, without frames

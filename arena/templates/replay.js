@@ -34,10 +34,21 @@
     return frame.opening ? "opening" : frame.seat === null ? "chance" : "seat " + frame.seat + " (" + r.players[frame.seat] + ")";
   }
 
+  function drawBoard(el, board) {  // text, or the game's own board as [text, css classes] runs (textContent only)
+    el.textContent = "";
+    if (typeof board === "string") { el.textContent = board; return; }
+    board.forEach(function (run) {
+      var span = document.createElement("span");
+      span.textContent = run[0];
+      if (run[1]) { span.className = run[1]; }
+      el.appendChild(span);
+    });
+  }
+
   function render() {
     var r = current;
     var f = r.frames[step];
-    $("board").textContent = f.board;
+    drawBoard($("board"), f.board);
     $("step").textContent = "move " + step + " of " + (r.frames.length - 1);
     var items = $("moves").children;
     for (var i = 0; i < items.length; i++) {

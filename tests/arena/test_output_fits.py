@@ -106,3 +106,31 @@ def test_a_league_run_in_a_checkout_leaves_nothing_untracked(tmp_path):
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, check=True,
                             capture_output=True, text=True).stdout.split()
     assert sorted(status[1::2]) == [".gitignore", "league.toml"], status
+
+
+def stored_hex_game():
+    from leaderboards.store import StoredGame
+    return StoredGame(id=1, league_id=1, schedule_key="k", base_game="hex(size=5)", game="hex(size=5)", round=0,
+                      seed=1, seats=[0, 1], players=["alice", "bob\x1b[2J"], history=[12, 7, 3], returns=[0, 0],
+                      terminations=["normal", "normal"], move_seats=[0, 1, 0], wall_times=[0.01, 0.02, 0.03],
+                      cpu_times=[0.01, 0.02, 0.03], failures=[], duration=0.1)
+
+
+def test_the_html_hex_board_has_coordinates_and_edge_colours():
+    """The report's replay page drew Hex as str(state): no column letters, no row numbers, no colours; it
+    draws the game's own board (as the dashboard does), as runs of text with their colours."""
+    from arena.commands.report import frames
+    out = frames(stored_hex_game(), {})
+    assert out is not None and len(out) == 4
+    runs = out[-1]["board"]
+    assert isinstance(runs, list), runs
+    text = "".join(t for t, _ in runs)
+    lines = text.splitlines()
+    assert lines[0].split() == list("abcde") and lines[1].split()[0] == "1" and lines[5].split()[-1] == "5", text
+    classes = [cls for t, cls in runs for _ in t]  # the css classes of each character
+    first_edge, first_letter = text.index("\\"), text.index("a")
+    assert "fg-blue" in classes[first_edge] and "fg-red" in classes[first_letter], runs  # the two sides' colours
+    stone = text.index("x", first_edge)  # the last move (x at c3) is highlighted as the dashboard does
+    assert "fg-red" in classes[stone]
+    assert any("bg-yellow" in cls for _, cls in runs)
+    assert "bob\\x1b[2J" in text and "\x1b" not in text  # names shown escaped
