@@ -235,15 +235,17 @@ class BotCgroup:
 
     def frozen(self) -> bool:
         """True when the kernel reports every process of the bot frozen (v2 ``frozen 1`` in ``cgroup.events``, v1
-        ``FROZEN`` in ``freezer.state``); also when there is no freezer to ask or the group is gone (nothing of
-        the bot can run then)."""
+        ``FROZEN`` in ``freezer.state``); also when there is no freezer to ask, or the group is empty or gone
+        (nothing of the bot can run then)."""
         if self._state_fd < 0:
             return True
         try:
             text = os.pread(self._state_fd, 256, 0)
         except OSError:
             return True
-        return b"frozen 1" in text if self.freeze_kind == "v2" else text.startswith(b"FROZEN")
+        if self.freeze_kind == "v2":  # an empty group (a killed bot's) is thawed by the kill: nothing runs in it
+            return b"frozen 1" in text or b"populated 0" in text
+        return text.startswith(b"FROZEN")
 
     def wait_frozen(self, cpu_allowance: float, timeout: float) -> str | None:
         """Waits, after ``freeze(True)``, until the kernel reports the bot frozen. None once it is; else why it is

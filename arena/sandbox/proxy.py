@@ -134,6 +134,7 @@ class BotProcess:
         seconds, first = allowance.time, allowance.first_move
         assert seconds is not None
         clock.moves += 1
+        self._settle()  # the others' stops are confirmed before this move's clock starts: that wait is not its time
         started = time.monotonic()
         if not self._ready:
             try:
@@ -289,7 +290,7 @@ class BotProcess:
         stopping = self._stopping
         while stopping:
             bot = stopping.pop()
-            if bot is self:  # about to run itself: no other bot waits on its stop (``_thaw`` checks its CPU)
+            if bot is self or not bot.handle.alive:  # about to run itself (``_thaw`` checks its CPU), or killed
                 continue
             problem = bot.handle.wait_frozen(FREEZE_CPU, FREEZE_WAIT)
             if problem is not None:
