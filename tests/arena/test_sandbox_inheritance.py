@@ -25,7 +25,9 @@ KEY = bytes(32)  # one chance key: the probe gets the same seed in every game
 def fresh_server(monkeypatch):
     """A fork server of this test's own, so no earlier test's games have shaped it; stopped afterwards. Yields
     the processes that were already below this one (the earlier server: not a leftover of this test's games)."""
-    before = set(descendants_of(os.getpid()))
+    before = set(descendants_of(os.getpid()))  # leaves out the current server itself: added here
+    if zygote._ZYGOTE is not None and zygote._ZYGOTE.proc is not None:
+        before.add(zygote._ZYGOTE.proc.pid)
     monkeypatch.setattr(zygote, "_ZYGOTE", None)
     yield before
     server = zygote._ZYGOTE
