@@ -1,0 +1,50 @@
+"""A student's path through `arena serve` in a real headless browser (Debian's chromium through selenium, as the
+report's test): log in, submit a bot, see it validated, see it on the leaderboard after the league played it,
+and its pictures drawn."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.arena.test_report import browser
+from tests.server.support import PLAIN, Server, accounts, make_league, wait_idle
+
+pytestmark = pytest.mark.xdist_group("server")
+
+
+def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "alice")
+    (tmp_path / "alice.py").write_text(PLAIN)
+    b = browser(tmp_path)  # (skips, saying why, where chromium is not installed)
+    from selenium.webdriver.common.by import By
+    server = Server(tmp_path).start()
+    try:
+        b.get(server.base + "/login")
+        b.find_element(By.ID, "name").send_keys("alice")
+        b.find_element(By.ID, "token").send_keys(tokens["alice"])
+        b.find_element(By.ID, "login").click()
+        assert b.current_url.endswith("/me") and "Nothing submitted yet" in b.page_source
+        b.get(server.base + "/submit")
+        b.find_element(By.ID, "file").send_keys(str(tmp_path / "alice.py"))
+        b.find_element(By.ID, "send").click()
+        deadline = time.monotonic() + 120
+        while "accepted" not in b.find_element(By.CSS_SELECTOR, "#submissions .status").text:
+            assert time.monotonic() < deadline, b.find_element(By.ID, "submissions").text
+            time.sleep(0.5)
+            b.refresh()
+        wait_idle(tmp_path)
+        b.get(server.base + "/")
+        rows = {r.find_elements(By.TAG_NAME, "td")[1].text: r for r in
+                b.find_elements(By.CSS_SELECTOR, "#leaderboard tr") if r.find_elements(By.TAG_NAME, "td")}
+        assert int(rows["alice"].find_element(By.CLASS_NAME, "games").text) > 0
+        assert b.find_elements(By.CSS_SELECTOR, "svg.h2h rect")  # the head-to-head matrix is drawn
+        b.find_element(By.LINK_TEXT, "alice").click()
+        assert b.find_element(By.CSS_SELECTOR, "svg.rating polyline").size["width"] > 0
+        assert b.find_elements(By.CSS_SELECTOR, "svg.moves rect")
+        errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
+        assert not errors  # nothing on the pages needs more than the policy allows
+    finally:
+        b.quit()
+        server.stop()
