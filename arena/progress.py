@@ -21,6 +21,9 @@ INTERVAL = 30.0
 """Seconds between progress lines when stderr is not a terminal."""
 SIDECAR_EVERY = 1.0
 """Seconds between writes of the progress file the dashboard reads."""
+REFRESH_PER_SECOND = 2
+"""Redraws of the terminal bar a second: the league runner draws it in its own process, and rich's default (10)
+cost it ~30 ms of CPU a second (docs/scale.md, issue 26)."""
 
 
 def read_progress(db: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -219,7 +222,8 @@ class Reporter:
         console = Console(file=self.stream, force_terminal=True)
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                             TimeRemainingColumn(), console=console, transient=self.transient)
+                             TimeRemainingColumn(), console=console, transient=self.transient,
+                             refresh_per_second=REFRESH_PER_SECOND)
         self._bar.start()
         # the description is parsed as markup: the label is escaped
         self._job = self._bar.add_task(markup(self.label), total=self.total, completed=self.done, rate="")

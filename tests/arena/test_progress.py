@@ -67,3 +67,15 @@ def test_on_a_terminal_the_bar_shows_total_rate_and_eta():
 
 def test_duration_reads_well():
     assert (duration(5), duration(65), duration(7500)) == ("5 s", "1 min 05 s", "2 h 05 min")
+
+
+def test_the_terminal_bar_redraws_at_most_twice_a_second():
+    # The runner draws the bar in its own process: at rich's default of 10 redraws a second the bar alone cost it
+    # 30 ms of CPU a second on the 2-core VM (0.1-0.6 ms a game at 50-230 games/s; issue 26, docs/scale.md).
+    stream = io.StringIO()
+    reporter = Reporter("league x", stream=stream, terminal=True)
+    reporter.start(10)
+    try:
+        assert reporter._bar is not None and reporter._bar.live.refresh_per_second <= 2
+    finally:
+        reporter.stop()
