@@ -91,8 +91,8 @@ def transfer(tmp_path, method: str, later_game: bool = False) -> tuple[int, list
         where = ""
         if method == "pagecache":  # pages no earlier run has read
             pages = [f"{path}@{offset}" for path in large_files() for offset in cold_pages(path)]
-            if len(pages) < 64:
-                pytest.skip(f"fewer than 64 uncached pages in /usr/lib's largest files: the page cache holds them")
+            if len(pages) < 64:  # the channel is open all the same: only this run cannot measure it
+                pytest.xfail("open, not measured here: fewer than 64 uncached pages in /usr/lib's largest files")
             where = " " + " ".join(random.sample(pages, 64))
         d = tmp_path / f"run{n}"
         d.mkdir()
