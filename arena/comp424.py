@@ -27,16 +27,12 @@ import random
 import sys
 import types
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
+from arena.comp424_names import ENTRY, PREFIX, is_agent_arg
 from arena.errors import ConfigError, IllegalMoveError
 from arena.snapshot import MB, Snapshot, make, take
 
-PREFIX = "comp424:"
-"""A bot argument ``comp424:PATH`` (or ``comp424:PATH@agent_name``) is a COMP424 folder."""
-ENTRY = "_arena_comp424_bot.py"
-"""The entry file arena adds to the agent's snapshot."""
 DEFAULT_AGENT = "student_agent"
 
 _ENTRY_TEXT = '''\
@@ -47,26 +43,11 @@ Bot = agent_bot({agent!r}, __file__)
 '''
 
 
-def is_agent_arg(bot: object) -> bool:
-    """True for a bot argument ``comp424:PATH``."""
-    return isinstance(bot, str) and bot.startswith(PREFIX)
-
-
 def parse_agent_arg(bot: str) -> tuple[str, str]:
     """``comp424:PATH`` -> (PATH, "student_agent"); ``comp424:PATH@name`` -> (PATH, name)."""
     rest = bot[len(PREFIX):]
     path, _, agent = rest.rpartition("@") if "@" in os.path.basename(rest) else (rest, "", "")
     return path, agent or DEFAULT_AGENT
-
-
-COURSE_FILES = ("agents/student_agent.py", "student_agent.py")
-"""A folder holding one of these (relative paths) is a COMP424 checkout or hand-in, not an arena bot folder."""
-
-
-def is_course_folder(files: Iterable[str]) -> bool:
-    """Whether a folder with these relative file paths is a COMP424 checkout or hand-in (recognised where one
-    is given as an arena bot by mistake, so the error says how to play it)."""
-    return any(name in COURSE_FILES for name in files)
 
 
 def take_agent(path: str | os.PathLike[str], agent: str = DEFAULT_AGENT, max_bytes: int = MB, *,
@@ -99,14 +80,6 @@ def take_agent(path: str | os.PathLike[str], agent: str = DEFAULT_AGENT, max_byt
     folder = snap.name.removesuffix(".py")
     # named as the user names it (comp424:FOLDER[@agent]): the store lists it so, never as arena's entry file
     return make(ENTRY, files, f"{PREFIX}{folder}" if agent == DEFAULT_AGENT else f"{PREFIX}{folder}@{agent}")
-
-
-def listed_as(snapshot: Snapshot) -> str:
-    """What a stored file bot is listed as ("file or spec"): its entry file, or for a COMP424 agent the argument
-    that names it (``comp424:FOLDER`` or ``comp424:FOLDER@agent``), not the entry file arena wrote."""
-    if snapshot.entry == ENTRY and is_agent_arg(snapshot.name):
-        return snapshot.name
-    return snapshot.entry
 
 
 # -- in the bot's process --------------------------------------------------------------------------------

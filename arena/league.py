@@ -342,7 +342,7 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
             assert file is not None
             path = (base / file).resolve()
             if path.is_dir():  # a folder bot: its snapshot (arena.snapshot) is taken when the league runs
-                from arena.comp424 import COURSE_FILES, is_course_folder  # start-up: only for folder bots
+                from arena.comp424_names import COURSE_FILES, is_course_folder  # start-up: only for folder bots
                 if not (path / (table.entry or "bot.py")).is_file():
                     if table.entry is None and is_course_folder(n for n in COURSE_FILES if (path / n).is_file()):
                         raise fail(f"bot folder {file!r} is a COMP424 checkout (it has a student_agent.py), not an "

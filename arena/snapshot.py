@@ -311,7 +311,7 @@ def _take(where: str, entry: str | None, max_bytes: int, setting: str) -> Snapsh
     if "/" in entry or not entry.endswith(".py"):
         raise ConfigError(f"the entry of bot folder {where} must be a .py file at its top, not {entry!r}")
     if entry not in files:
-        from arena.comp424 import is_course_folder  # start-up: only for this error (comp424 imports this module)
+        from arena.comp424_names import is_course_folder  # start-up: only for this error
         if is_course_folder(files):
             raise ConfigError(f"bot folder {where} is a COMP424 checkout (it has a student_agent.py), not an arena "
                               f"bot: play it as comp424:{where} (docs/comp424.md)")

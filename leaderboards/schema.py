@@ -208,7 +208,7 @@ class Bot:
     spec: str | None
     filename: str | None
     """A file bot's listed name: its entry file, or for a COMP424 agent ``comp424:FOLDER[@agent]``
-    (:func:`arena.comp424.listed_as`), what the user gave."""
+    (:func:`arena.comp424_names.listed_as`), what the user gave."""
     source: str | None
     content_hash: str
     origin: str

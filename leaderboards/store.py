@@ -20,7 +20,7 @@ from typing import Any
 
 from arena import snapshot as snapshots
 from arena.chance import new_key
-from arena.comp424 import listed_as
+from arena.comp424_names import listed_as
 from arena.errors import ConfigError
 from arena.outcome import seat_results
 from arena.snapshot import Snapshot

@@ -168,6 +168,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     # start-up: the sandbox only when a game is played
     from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
     from arena import comp424
+    from arena.comp424_names import is_agent_arg
     from arena.snapshot import MB, take
 
     if n_games < 1:
@@ -191,7 +192,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                     trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
     # comp424:PATH is a COMP424 course folder, run unchanged (arena.comp424)
-    entered = [comp424.enter(b, int(max_bot_mb * MB)) if comp424.is_agent_arg(b) else
+    entered = [comp424.enter(b, int(max_bot_mb * MB)) if is_agent_arg(b) else
                take(b, max_bytes=int(max_bot_mb * MB)) if is_bot_file(b) else b for b in bots]
     for b in entered:
         describe_bot(b, g)

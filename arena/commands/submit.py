@@ -41,8 +41,9 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     plays each league game against random within the league's limits), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
     from arena import comp424  # start-up: the COMP 424 adapter and the duplicate check only when submitting
+    from arena.comp424_names import is_agent_arg
     from arena.duplicates import twins, warning
-    path = Path(comp424.parse_agent_arg(file)[0] if comp424.is_agent_arg(file) else file)  # comp424:PATH[@agent]
+    path = Path(comp424.parse_agent_arg(file)[0] if is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
     # checked where it enters: a name is shown by every command and the dashboard (length, printable)
@@ -54,7 +55,7 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
         league = store.find_league(league_name)
         if max_bot_mb is None:
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb
-        snapshot = (comp424.enter(file, int(max_bot_mb * MB)) if comp424.is_agent_arg(file)  # what is validated is
+        snapshot = (comp424.enter(file, int(max_bot_mb * MB)) if is_agent_arg(file)  # what is validated is
                     else take(file, max_bytes=int(max_bot_mb * MB)))  # what is stored and played
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":

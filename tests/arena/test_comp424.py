@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import games
-from arena.comp424 import ENTRY, take_agent, to_action
+from arena.comp424 import take_agent, to_action
+from arena.comp424_names import ENTRY
 from games.colosseum import reference as ref
 from games.colosseum.arrays import chess_board
 from leaderboards.store import Store

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("games", "bots", "leaderboards", "arena")
 
 FOUNDATION = ("arena.errors", "arena.chance", "arena.snapshot", "arena.outcome", "arena.records", "arena.text",
-              "arena.limits", "arena.schema")
+              "arena.limits", "arena.schema", "arena.tracebacks", "arena.comp424_names")
 """arena's leaf modules: plain types and rules that the store and the sandbox build on (they import only games, the
 bot protocol's types and each other)."""
 

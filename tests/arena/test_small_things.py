@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -37,7 +38,35 @@ def test_a_bad_spec_value_says_what_is_allowed_once():
     assert str(exc.value).count("must be annealed or a number >= 0") == 1, str(exc.value)
 
 
+def _on_a_terminal(cmd: list[str], cwd, columns: int) -> tuple[int, str]:
+    """Runs ``cmd`` with its stdout on a pseudo-terminal ``columns`` wide (as a user at such a terminal sees it)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=follower, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the terminal's last writer has gone
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=300)
+    os.close(leader)
+    out = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode(errors="replace")).replace("\r", "")
+    return proc.returncode, out
+
+
 def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
+    """On an 80-column terminal the table fits it and still keeps every name and number whole (off a terminal
+    it is printed whole at any width: tests/arena/test_output_fits.py)."""
     write(tmp_path / "carol_the_long_named_bot.py", """
         class Bot:
             def __init__(self, game, seat, seed):
@@ -46,14 +75,12 @@ def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
             def step(self, state, limit):
                 return state.legal_actions()[0]
         """)
-    env = {**os.environ, "COLUMNS": "80"}
-    p = subprocess.run([sys.executable, "-m", "arena.cli", "match", "nim", "carol_the_long_named_bot.py",
-                        "uct(iterations=50)", "--games", "2", "-q"], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=300, check=False)
-    assert p.returncode == 0, p.stderr
-    table = [line for line in p.stdout.splitlines() if line.startswith("│")]
-    assert table and all(len(line) <= 80 for line in p.stdout.splitlines())
-    assert "…" not in p.stdout
+    code, out = _on_a_terminal([sys.executable, "-m", "arena.cli", "match", "nim", "carol_the_long_named_bot.py",
+                                "uct(iterations=50)", "--games", "2", "-q"], tmp_path, 80)
+    assert code == 0, out
+    table = [line for line in out.splitlines() if line.startswith("│")]
+    assert table and all(len(line) <= 80 for line in out.splitlines()), out
+    assert "…" not in out
     names = "".join(line.split("│")[1].strip() for line in table)
     assert "carol_the_long_named_bot.py" in names and "uct(iterations=50)" in names
     times = [line.split("│")[6].strip() for line in table if line.split("│")[6].strip()]
