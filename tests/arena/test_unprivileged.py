@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -104,11 +105,12 @@ def test_the_sandbox_tests_pass_as_an_unprivileged_user(nobody):
     skipped = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED")]
     print("\n".join(skipped))
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
-    assert " passed" in summary and "failed" not in summary, summary
+    assert " passed" in summary and not re.search(r"\d+ (failed|errors?)\b", summary), summary  # xfailed is fine
     collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
                                 *SANDBOX_TESTS], cwd=ROOT, capture_output=True, text=True, timeout=300)
     total = sum(1 for line in collected.stdout.splitlines() if "::" in line)
-    passed = int(summary.split(" passed")[0].split()[-1])
-    assert total > 0 and passed + len(skipped) == total, f"{total} tests collected, as uid {NOBODY}: {summary}"
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|skipped|xfailed)", summary)}
+    # Every test ran: passed, skipped (below: only for what root alone has) or a known open issue (xfail, strict).
+    assert total > 0 and sum(counts.values()) == total, f"{total} tests collected, as uid {NOBODY}: {summary}"
     # Without root a test may only skip for what root alone has: cgroups and other uids.
     assert all("no cgroup" in line or "only root" in line for line in skipped), skipped
