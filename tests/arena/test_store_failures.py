@@ -203,10 +203,13 @@ def test_a_full_disk_stops_the_run_with_one_line_and_the_store_stays_intact(tmp_
     out = tmp_path / "out"
     full.mkdir()
     out.mkdir()
-    # A 4 MiB tmpfs, filled to leave ~160 KiB: a few games fit into the WAL, then a commit hits ENOSPC.
+    # A 4 MiB tmpfs holding the league's (empty) store, then filled to leave 256 KiB: the run's start (bots,
+    # schedule) and a few games fit into the WAL, then a commit hits ENOSPC. The margin is counted from the
+    # created store, so a schema that grows does not eat it.
     setup = (f'mount -t tmpfs -o size=4m tmpfs "{full}"\ncp l.toml "{full}/"\ncd "{full}"\n'
+             f'"{sys.executable}" -c "from leaderboards.store import Store; Store.open(\'s.sqlite\', create=True).close()"\n'
              'free=$(df --output=avail -B1 . | tail -1)\n'
-             'head -c $((free - 163840)) /dev/zero > filler\n'
+             'head -c $((free - 262144)) /dev/zero > filler\n'
              f'trap \'cp s.sqlite* "{out}/"\' EXIT\n')
     # exec would drop the trap: run arena as a child and copy the store out when it has ended
     result = _in_namespace(tmp_path, setup + f'"{sys.executable}" -m arena.cli league run '
