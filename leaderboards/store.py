@@ -171,6 +171,17 @@ class Store(StoreViews):
         row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0]) if row else None
 
+    def another(self) -> Store:
+        """A second writer connection to this (open, checked, current-schema) store, for another thread of the same
+        process. Not :meth:`open`: its preflight reads the file with a plain open() and close(), and closing any
+        descriptor of the file drops every POSIX lock this process holds on it (SQLite's own connections'
+        included), after which another process can reset the WAL under them (stale reads, "malformed")."""
+        conn = storefile.connect_writer(self.path)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys=ON")
+        return type(self)(conn, self.path, self.schema_version)
+
     def close(self) -> None:
         self.conn.close()
 

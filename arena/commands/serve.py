@@ -54,8 +54,8 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
                                            timeout_graceful_shutdown=int(STOP_WAIT)))
     web = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="arena-web", daemon=True)
 
-    def started(league_id: int, entered: threading.Event, validator: Any) -> None:
-        site.entered, site.wake = entered, validator.wake.set
+    def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:
+        site.entered, site.wake, site.base = entered, validator.wake.set, store
         web.start()
         bound = listener.getsockname()
         click.echo(f"arena serve: league {shown(cfg.name)} on http://{shown(bound[0])}:{bound[1]}/ (store "

@@ -60,14 +60,22 @@ class Site:
     wake: Callable[[], None] = lambda: None
     """Wakes the validator (a submission was queued)."""
     local: threading.local = field(default_factory=threading.local)
+    opening: threading.Lock = field(default_factory=threading.Lock)
     per_account: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT))
     per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
 
+    base: Store | None = None
+    """The process's one opened and checked store (the ladder's); each web thread gets :meth:`Store.another`."""
+
     def store(self) -> Store:
-        """This thread's connection (SQLite connections stay in their thread)."""
+        """This thread's connection (SQLite connections stay in their thread), made by :meth:`Store.another`: a
+        second :meth:`Store.open` in this process would drop the process's locks on the file."""
         store = getattr(self.local, "store", None)
         if store is None:
-            store = self.local.store = Store.open(self.db)
+            with self.opening:
+                if self.base is None:
+                    self.base = Store.open(self.db)
+            store = self.local.store = self.base.another()
         return store
 
     @property
@@ -196,10 +204,10 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
     return 202, {"id": sid, "status": "queued"}
 
 
-def public_status(sub: acc.Submission) -> dict[str, Any]:
-    bot_version = None
-    return {"id": sub.id, "bot": sub.bot_name, "version": bot_version, "status": sub.status, "reason": sub.reason,
-            "detail": sub.detail}
+def submission_document(store: Store, sub: acc.Submission) -> dict[str, Any]:
+    """``GET /api/submissions/ID``: ``version`` is the bot version it became (None until accepted)."""
+    return {"id": sub.id, "bot": sub.bot_name, "version": store.bot(sub.bot_id).version if sub.bot_id else None,
+            "status": sub.status, "reason": sub.reason, "detail": sub.detail}
 
 
 # -- the application ----------------------------------------------------------------------------------------
@@ -391,10 +399,7 @@ def create_app(site: Site) -> ASGIApp:
             return error(401, "send Authorization: Bearer TOKEN")
         if sub is None or sub.account_id != v.account.id:  # another's: the same answer as none at all
             return error(404, "no such submission of yours")
-        doc = public_status(sub)
-        if sub.bot_id is not None:
-            doc["version"] = store.bot(sub.bot_id).version
-        return JSONResponse(doc)
+        return JSONResponse(submission_document(store, sub))
 
     def api_leaderboard(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):

@@ -43,9 +43,9 @@ class Validator(threading.Thread):
     """Validates queued submissions one at a time, oldest first (so two of one account become two versions in
     the order they were sent)."""
 
-    def __init__(self, db: Path, config: LeagueConfig, league_id: int, entered: threading.Event) -> None:
+    def __init__(self, base: Store, config: LeagueConfig, league_id: int, entered: threading.Event) -> None:
         super().__init__(name="arena-validator", daemon=True)
-        self.db, self.config, self.league_id, self.entered = db, config, league_id, entered
+        self.base, self.config, self.league_id, self.entered = base, config, league_id, entered
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.backend: LocalBackend | None = None
@@ -60,7 +60,7 @@ class Validator(threading.Thread):
 
     def run(self) -> None:
         try:
-            with Store.open(self.db) as store:
+            with self.base.another() as store:  # (never a second Store.open in this process: Store.another)
                 while not self.stopping.is_set():
                     sub = acc.claim_next(store, self.league_id)
                     if sub is None:
@@ -101,9 +101,9 @@ class Validator(threading.Thread):
 
 
 def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None,
-               started: Callable[[int, threading.Event, Validator], None] | None = None) -> RunSummary:
+               started: Callable[[int, threading.Event, Validator, Store], None] | None = None) -> RunSummary:
     """Runs the league until SIGINT/SIGTERM (then ``summary.interrupted`` names it): pass after pass of the
-    league runner, the next one as soon as a bot entered. ``started(league_id, entered, validator)`` is called
+    league runner, the next one as soon as a bot entered. ``started(league_id, entered, validator, store)`` is called
     once the store is locked and the league exists (the web server starts there)."""
     n = concurrency or config.concurrency or 1
     summary = RunSummary(config.name, db)
@@ -115,10 +115,10 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             snapshots = league_runner.take_snapshots(config)
             league = store.ensure_league(config.name, config.to_dict())
             acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
-            validator = Validator(db, config, league.id, entered)
+            validator = Validator(store, config, league.id, entered)
             validator.start()
             if started is not None:
-                started(league.id, entered, validator)
+                started(league.id, entered, validator, store)
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)

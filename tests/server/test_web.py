@@ -140,6 +140,17 @@ def test_the_organiser_sees_everything_and_its_actions_are_stored(site):
     assert Client(base).status(extra["erin"], 10**6)[0] == 401
     text = prof.get("/admin")[2]
     assert re.search(r"<td>prof</td><td>revoke</td><td>erin</td>", text)
+    frank = accounts(site["work"], "frank")["frank"]
+    c = Client(base)
+    code, doc = c.submit_api(frank, "frank.py", PLAIN.encode())
+    assert code == 202, doc
+    sid = doc["id"]
+    assert c.wait(frank, sid, {"accepted"})["version"] == 1
+    assert prof.form("/admin/withdraw", {"target": str(sid), "csrf": csrf})[0] == 303
+    assert c.status(frank, sid)[1]["status"] == "withdrawn"
+    board = json.loads(c.get("/api/leaderboard")[2])
+    assert "frank" not in [b["name"] for b in board["bots"]]  # retired: out of the league
+    assert re.search(r"<td>prof</td><td>withdraw</td><td>%d</td>" % sid, prof.get("/admin")[2])
 
 
 def test_api_leaderboard_is_the_leaderboard_commands_json(site):
