@@ -146,6 +146,8 @@ def test_the_organiser_sees_everything_and_its_actions_are_stored(site):
     assert code == 202, doc
     sid = doc["id"]
     assert c.wait(frank, sid, {"accepted"})["version"] == 1
+    text = prof.get("/admin")[2]  # frank's file is alice's: flagged, byte for byte and as a near-duplicate
+    assert re.search(r"<li>(alice is byte-identical to [^<]*frank|frank is byte-identical to [^<]*alice)", text)
     assert prof.form("/admin/withdraw", {"target": str(sid), "csrf": csrf})[0] == 303
     assert c.status(frank, sid)[1]["status"] == "withdrawn"
     board = json.loads(c.get("/api/leaderboard")[2])
