@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-import sys
+import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,10 +31,6 @@ from arena.text import name_problem, quoted
 from bots.registry import bot_class, parse_bot_spec
 from games.errors import GameSpecError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 @dataclass(frozen=True)
 class BotEntry:

@@ -5,6 +5,7 @@ or the command line: type, finite, range. The same fields generate the table in 
 """
 from __future__ import annotations
 
+import tomllib
 from dataclasses import asdict, replace
 from typing import Annotated, Any
 
@@ -98,10 +99,6 @@ def limit_value(name: str, value: Any, option: str) -> Any:
         ConfigError: ``--memory = 512.5 is not allowed: an integer, 16 <= x <= 1048576``.
     """
     if isinstance(value, str):
-        try:
-            import tomllib
-        except ImportError:  # pragma: no cover - Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
         try:
             value = tomllib.loads(f"x = {value}")["x"]
         except tomllib.TOMLDecodeError:

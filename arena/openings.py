@@ -189,10 +189,7 @@ def book_option(text: str, spec: str, *, base: Path = Path()) -> OpeningBook:
 
 def _toml_value(value: str) -> Any:
     """``value`` as a TOML value would be read (``4`` an integer), else the text itself (refused by the schema)."""
-    try:  # start-up: only for --openings (every game imports this module)
-        import tomllib
-    except ImportError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    import tomllib  # start-up: only for --openings (every game imports this module)
     try:
         return tomllib.loads(f"x = {value}")["x"]
     except tomllib.TOMLDecodeError:
