@@ -93,8 +93,17 @@ def serve(control_fd: int) -> None:
             statuses[pid] = spawn.init_status(code) if pid in inits else code
             inits.discard(pid)
 
+    def answer(message: dict[str, Any]) -> None:
+        try:
+            _send(sock, message)
+        except ConnectionError:  # the referee is gone: nobody to serve
+            os._exit(0)
+
     while True:
-        request, fds = _recv(sock, 3)
+        try:
+            request, fds = _recv(sock, 3)
+        except ConnectionError:  # the referee went with an answer unread (killed, Ctrl-C): gone, as at end of file
+            request, fds = None, []
         if request is None:
             os._exit(0)
         reap()
@@ -124,9 +133,9 @@ def serve(control_fd: int) -> None:
                 inits.add(pid)
             children.add(pid)
             list(map(os.close, fds))  # no loop variable: a later child would see it among this frame's locals
-            _send(sock, {"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
+            answer({"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
         elif request["op"] == "status":  # in a function of its own: no local of it outlives the request
-            _send(sock, _status(request["pid"], request["timeout"], statuses, children, reap))
+            answer(_status(request["pid"], request["timeout"], statuses, children, reap))
 
 
 def _status(pid: int, timeout: float, statuses: dict[int, int], children: set[int], reap: Any) -> dict[str, Any]:

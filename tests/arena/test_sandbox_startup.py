@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 
@@ -32,3 +33,27 @@ def test_bot_processes_load_none_of_the_referee_s_heavy_modules():
     loaded, preloaded = json.loads(out.stdout)
     assert preloaded, "the fork server's preload did not run: the check below would prove nothing"
     assert loaded == [], f"bot processes import referee-only modules: {loaded}"
+
+
+def test_the_fork_server_exits_quietly_when_its_referee_vanishes_mid_reply():
+    """A referee killed (Ctrl-C) before it reads the fork server's answer resets the control socket: the server's
+    next read fails with ECONNRESET, not end of file. It must exit as quietly as on end of file (no traceback on
+    the terminal the user just interrupted)."""
+    import socket
+
+    from arena.sandbox.launcher import BOT_ENV, zygote_argv
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server = subprocess.Popen(zygote_argv() + [str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                              env=dict(BOT_ENV), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    ours.send(json.dumps({"op": "status", "pid": 1 << 22, "timeout": 0}).encode())
+    ours.settimeout(60)
+    assert json.loads(ours.recv(1 << 16)) == {"status": None, "running": False}  # the server is serving
+    ours.send(json.dumps({"op": "status", "pid": 1 << 22, "timeout": 0}).encode())
+    for _ in range(6000):  # the answer is queued, unread, before this end goes: a reset, not an end of file
+        if select.select([ours], [], [], 0.01)[0]:
+            break
+    ours.close()
+    _, err = server.communicate(timeout=60)
+    assert server.returncode == 0, err
+    assert "Traceback" not in err and "Error" not in err, err
