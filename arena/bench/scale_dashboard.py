@@ -29,10 +29,10 @@ from typing import Any
 import games
 from arena.errors import ConfigError
 from arena.schedule import fixture_key, league_schedule
+from arena.views import standings
 from games import load
 from leaderboards import queries
 from leaderboards.ratings import leaderboard_order
-from leaderboards.standings import standings
 from leaderboards.store import League, Store
 
 LEAGUE = "scale"
@@ -159,7 +159,7 @@ def _timed(fn: Callable[[], Any], repeats: int) -> list[float]:
 
 def leaderboard_times(db: str | os.PathLike[str], repeats: int = 5) -> dict[str, Any]:
     """Wall times of the leaderboard query (``Store.ratings`` plus the ordering, and the full
-    :func:`leaderboards.standings.standings` rows the CLI prints) and of ``arena leaderboard --db DB`` run as
+    :func:`arena.views.standings` rows the CLI prints) and of ``arena leaderboard --db DB`` run as
     a subprocess (a fresh interpreter, as a user runs it), beside the interpreter's own start-up."""
     db = Path(db)
     with Store.open(db, readonly=True) as store:

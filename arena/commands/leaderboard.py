@@ -14,11 +14,13 @@ from rich.text import Text
 from arena.commands.locate import league_store
 from arena.errors import ConfigError
 from arena.text import csv_cell, dumps, out_console, shown
-from leaderboards.elo import ELO_FIELDS, annotate
+from arena.views import H2HCell, Standing
+from arena.views import document  # noqa: F401 - arena serve (arena/server/app.py) imports it from here
+from arena.views import leaderboard as leaderboard_view
+from leaderboards.elo import ELO_FIELDS
 from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL, elo_text
-from leaderboards.standings import head_to_head, standings
-from leaderboards.store import DEFAULT_DB, League, Store
+from leaderboards.store import DEFAULT_DB, Store
 
 CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", "timeouts",
               "crashes", "illegal", "memory", "protocol", "version", "spec", "status_reason")
@@ -48,44 +50,31 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
     db = str(path)
     with Store.open(db, readonly=True) as store:  # a viewer: never migrates or writes
         league = store.find_league(league_name)
-        out = document(store, league, scope, include_retired=include_retired, h2h=h2h)
-    from arena.league import stored_relaxed  # (imported here: the schema's import is not needed before)
-    rows, cells, total, scope = out["bots"], out.get("head_to_head"), out["games"], out["scope"]
+        board = leaderboard_view(store, league, _scope(store, league.id, league.config, scope),
+                                 include_retired=include_retired, h2h=h2h)
+    rows, cells = board.rows, board.cells
     if as_json:
-        click.echo(dumps(out, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
+        click.echo(dumps(board.as_json(), indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
     elif as_csv and cells is not None:  # one table per CSV: the matrix as pairs (said in --help, docs/leagues.md)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=H2H_CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in c.items()} for c in cells)
+        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in c.as_json().items()}
+                         for c in cells)
         click.echo(buf.getvalue(), nl=False)
     elif as_csv:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS + ELO_FIELDS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.items()} for r in rows)
+        writer.writerows({k: csv_cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.as_json().items()}
+                         for r in rows)
         click.echo(buf.getvalue(), nl=False)
     else:
         out_console = console()
-        print_leaderboard(out_console, league.name, rows, total, scope, relaxed=stored_relaxed(league.config), db=db)
+        print_leaderboard(out_console, board.league, rows, board.games, board.scope, relaxed=board.sandbox_relaxed,
+                          db=db)
         if cells is not None:
             print_h2h(out_console, rows, cells)
-
-
-def document(store: Store, league: League, scope: str | None = None, *, include_retired: bool = False,
-             h2h: bool = False) -> dict[str, Any]:
-    """The leaderboard as `arena leaderboard --json` prints it (and `arena serve`'s /api/leaderboard serves it):
-    league, scope, games, sandbox_relaxed, bots (the standings rows with their batch Elo), head_to_head with
-    ``h2h``."""
-    from arena.league import stored_relaxed  # start-up: the league schema (pydantic) only when needed
-    scope = _scope(store, league.id, league.config, scope)
-    rows = standings(store, league.id, scope=scope, include_retired=include_retired)
-    annotate(rows, store.outcomes(league.id, scope))  # batch Elo with 95% intervals, rank ranges, tied groups
-    out: dict[str, Any] = {"league": league.name, "scope": scope, "games": store.count_games(league.id),
-                           "sandbox_relaxed": stored_relaxed(league.config), "bots": rows}
-    if h2h:
-        out["head_to_head"] = head_to_head(store, league.id, rows, scope=scope)
-    return out
 
 
 def console() -> Console:
@@ -139,7 +128,7 @@ def grid(console: Console, title: str, columns: list[tuple[str, str]], rows: lis
     console.print(out, soft_wrap=True)  # soft_wrap: no measuring or wrapping of the long text
 
 
-def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]], total: int, scope: str = ALL, *,
+def print_leaderboard(console: Console, league: str, rows: Sequence[Standing], total: int, scope: str = ALL, *,
                       relaxed: Sequence[str] = (), db: str = DEFAULT_DB) -> None:
     """The leaderboard as a table, under a SANDBOX RELAXED line when the league relaxed the sandbox (``relaxed``:
     :func:`arena.league.stored_relaxed`), with a hint for each bot on probation that works for its kind."""
@@ -149,60 +138,57 @@ def print_leaderboard(console: Console, league: str, rows: list[dict[str, Any]],
     title = f"{shown(league)}: {total} games" + ("" if scope == ALL else f", {shown(scope)} only")
     columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
                for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
-    with_elo = bool(rows) and "elo" in rows[0]  # (leaderboards.elo.annotate: the batch Elo beside TrueSkill)
+    with_elo = bool(rows) and rows[0].fitted  # (arena.views.with_elo: the batch Elo beside TrueSkill)
     if with_elo:
         columns[5:5] = [("elo (95%)", "right"), ("ranks", "right"), ("tied", "right")]
     statuses = {"active": "", "probation": ("PROBATION", "red"), "retired": ("retired", "dim")}
     lines = []
     for r in rows:
-        fails = ", ".join(f"{r[k]} {label}" for k, label in (("timeouts", "timeouts"), ("crashes", "crashes"),
-                                                                ("illegal", "illegal"), ("memory", "memory"),
-                                                                ("protocol", "protocol")) if r[k]) or "-"
-        lines.append([str(r["rank"]), shown(r["bot"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}",
-                      str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}", fails, statuses[r["status"]]])
+        lines.append([str(r.rank), shown(r.bot), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.exposed:.2f}",
+                      str(r.games), f"{r.wins}/{r.draws}/{r.losses}", r.fails_text(), statuses[r.status]])
         if with_elo:
-            lines[-1][5:5] = [elo_cell(r), ranks_cell(r), "-" if r["group"] is None else f"g{r['group']}"]
+            lines[-1][5:5] = [elo_cell(r), ranks_cell(r), "-" if r.group is None else f"g{r.group}"]
     grid(console, title, columns, lines)
     for r in rows:  # why a bot has fewer games than the others (the demo's greedy plays only Nim)
-        if r.get("plays") is not None and scope == ALL:
-            console.print(Text(f"{shown(r['bot'])} plays only {shown(', '.join(r['plays']))} (its `games` in the "
+        if r.plays is not None and scope == ALL:
+            console.print(Text(f"{shown(r.bot)} plays only {shown(', '.join(r.plays))} (its `games` in the "
                                "league file), so it has fewer games", style="dim"), soft_wrap=True)
     for r in rows:
-        if r["status"] == "probation":
-            console.print(Text.assemble((f"{shown(r['bot'])} is on probation", "red"),
-                                        f": {shown(r['status_reason'])}; it is skipped until then: "
-                                        f"{shown(lift_hint(r, league, db))}"), soft_wrap=True)
+        if r.status == "probation":
+            console.print(Text.assemble((f"{shown(r.bot)} is on probation", "red"),
+                                        f": {shown(r.status_reason)}; it is skipped until then: "
+                                        f"{shown(lift_hint(r.as_json(), league, db))}"), soft_wrap=True)
 
 
-def elo_cell(row: dict[str, Any]) -> str:
+def elo_cell(row: Standing) -> str:
     """``+123 [+80, +166]``: the batch Elo and its 95% interval; ``unrated`` for a bot without games."""
-    return elo_text(row["elo"], row["elo_low"], row["elo_high"])
+    return elo_text(row.elo, row.elo_low, row.elo_high)
 
 
-def ranks_cell(row: dict[str, Any]) -> str:
+def ranks_cell(row: Standing) -> str:
     """``1-3``: the ranks the bot holds with 95% confidence (one number when it is certain)."""
-    low, high = row["rank_low"], row["rank_high"]
+    low, high = row.rank_low, row.rank_high
     if low is None or high is None:  # unrated: no rank claimed
         return "-"
     return str(low) if low == high else f"{low}-{high}"
 
 
-def print_h2h(console: Console, rows: list[dict[str, Any]], cells: list[dict[str, Any]]) -> None:
+def print_h2h(console: Console, rows: Sequence[Standing], cells: Sequence[H2HCell]) -> None:
     """The head-to-head matrix: the row bot's score rate against the column bot (draws count half), with games."""
-    index = {(c["bot"], c["opponent"]): c for c in cells}
+    index = {(c.bot_id, c.opponent_id): c for c in cells}
     lines = []
     for a in rows:
-        values: list[Any] = [shown(a["bot"])]
+        values: list[Any] = [shown(a.bot)]
         for b in rows:
-            c = index.get((a["bot"], b["bot"]))
+            c = index.get((a.bot_id, b.bot_id))
             if c is None:
                 values.append(("-", "dim"))
-            elif not c["games"]:  # never met: nothing to show (a 0 would read as a score)
+            elif c.win_rate is None:  # never met: nothing to show (a 0 would read as a score)
                 values.append("")
             else:
-                rate = c["win_rate"]
+                rate = c.win_rate
                 colour = "green" if rate > 0.55 else "red" if rate < 0.45 else "yellow"
-                values.append((f"{100 * rate:.0f}% ({c['games']})", colour))
+                values.append((f"{100 * rate:.0f}% ({c.games})", colour))
         lines.append(values)
     grid(console, "head to head: row's score against column (games)", [("bot", "left")] +
-         [(shown(r["bot"]), "right") for r in rows], lines)
+         [(shown(r.bot), "right") for r in rows], lines)

@@ -11,7 +11,7 @@ import click
 from arena.commands.probation import release
 from arena.errors import ArenaError
 from arena.text import markup, shown
-from leaderboards.standings import head_to_head, standings
+from arena.views import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
 

@@ -88,11 +88,15 @@ def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
 
 
 def test_the_leaderboard_says_why_a_bot_has_fewer_games():
+    from dataclasses import replace
+
     from arena.commands.leaderboard import print_leaderboard
-    row = {"rank": 1, "bot": "greedy", "mu": 30.0, "sigma": 2.0, "exposed": 24.0, "games": 24, "wins": 24, "draws": 0,
-           "losses": 0, "timeouts": 0, "crashes": 0, "illegal": 0, "memory": 0, "protocol": 0, "status": "active",
-           "status_reason": "", "plays": ["nim"]}
-    other = {**row, "rank": 2, "bot": "random", "games": 40, "plays": None}
+    from arena.views import Standing
+    row = Standing(rank=1, bot="greedy", bot_id=1, name="greedy", version=1, kind="builtin", origin="config",
+                   spec="greedy", mu=30.0, sigma=2.0, exposed=24.0, games=24, wins=24, draws=0, losses=0, timeouts=0,
+                   crashes=0, illegal=0, memory=0, protocol=0, failures=0, status="active", status_reason="",
+                   plays=["nim"])
+    other = replace(row, rank=2, bot="random", bot_id=2, games=40, plays=None)
     out = io.StringIO()
     print_leaderboard(Console(file=out, width=120), "demo", [row, other], 72)
     assert "greedy plays only nim" in out.getvalue() and "random plays only" not in out.getvalue()

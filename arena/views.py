@@ -1,0 +1,304 @@
+"""The one view model of a league's results: the leaderboard, the head-to-head, a bot's page and the game list, as
+typed rows read from the store.
+
+Every front end renders these rows and computes none of its own: the CLI tables (``arena leaderboard``, ``arena
+league run``'s summary), the exports and ``--json`` (:meth:`Standing.as_json`), the HTML report (its Jinja2
+templates), the dashboard (which adds its trend sparklines on top) and the web pages of ``arena serve``.
+
+Values stay exact (a bot's name as stored, never escaped here): each front end shows them its own way (the
+terminal through :func:`arena.text.shown`, HTML through autoescape, CSV through :func:`arena.text.csv_cell`).
+"""
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from leaderboards.elo import ELO_FIELDS, annotate
+from leaderboards.ratings import ALL, BotRating, leaderboard_order
+from leaderboards.store import Bot, League, Store, StoredGame
+
+FAILURE_COUNTS = ("timeouts", "crashes", "illegal", "memory", "protocol")
+"""The per-reason failure counters of a rating (:class:`leaderboards.ratings.BotRating`), in the order every
+screen lists them; each is also its label (``2 timeouts, 1 crashes``)."""
+SLOWEST = 10
+"""Slowest moves listed per bot."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One leaderboard line: the bot, its TrueSkill rating, its results and failure counts, and (once
+    :func:`with_elo` fitted it) its batch Elo. ``--json`` prints :meth:`as_json`."""
+
+    rank: int
+    bot: str
+    """The bot's label (``name`` or ``name@v2``), exact."""
+    bot_id: int
+    name: str
+    version: int
+    kind: str
+    origin: str
+    spec: str | None
+    """A built-in bot's spec, a file bot's entry file."""
+    status: str
+    status_reason: str | None
+    plays: list[str] | None
+    """The game specs the bot is limited to (its ``games`` in the league file), None for all."""
+    mu: float
+    sigma: float
+    exposed: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    timeouts: int
+    crashes: int
+    illegal: int
+    memory: int
+    protocol: int
+    failures: int
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    rank_low: int | None = None
+    rank_high: int | None = None
+    group: int | None = None
+    fitted: bool = field(default=False, compare=False)
+    """Whether :func:`with_elo` ran (the Elo fields are then part of the row even when None: unrated)."""
+
+    def fail_counts(self) -> list[tuple[str, int]]:
+        """(label, count) of each failure reason the bot has, in :data:`FAILURE_COUNTS` order."""
+        return [(k, getattr(self, k)) for k in FAILURE_COUNTS if getattr(self, k)]
+
+    def fails_text(self) -> str:
+        """``2 timeouts, 1 crashes``, or ``-`` without failures."""
+        return ", ".join(f"{n} {k}" for k, n in self.fail_counts()) or "-"
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as ``arena leaderboard --json`` prints it (and ``arena serve``'s /api/leaderboard serves it)."""
+        out = asdict(self)
+        del out["fitted"]
+        if not self.fitted:
+            for k in ELO_FIELDS:
+                del out[k]
+        return out
+
+
+@dataclass(frozen=True)
+class H2HCell:
+    """``bot``'s results against ``opponent`` and its score rate (a draw counts half; None: they never met)."""
+
+    bot: str
+    bot_id: int
+    opponent: str
+    opponent_id: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self) -> float | None:
+        n = self.games
+        return (self.wins + 0.5 * self.draws) / n if n else None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"bot": self.bot, "opponent": self.opponent, "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, "games": self.games, "win_rate": self.win_rate}
+
+
+def standings(store: Store, league_id: int, *, scope: str = ALL, include_retired: bool = False,
+              dashboard: bool = False) -> list[Standing]:
+    """One row per bot, best first by mu - 3 sigma; a bot without a game yet has the prior rating.
+
+    Which bots are listed: every entered bot (retired ones too with ``include_retired``). ``dashboard``: the
+    dashboard's choice instead, every bot rated in ``scope`` (a retired one too: its games still count) and the
+    unrated entered bots that play ``scope``.
+    """
+    bots = {b.id: b for b in store.bots(league_id, include_retired=include_retired or dashboard)}
+    stored = store.ratings(league_id, scope)
+    if dashboard:
+        ratings = {b: r for b, r in stored.items() if b in bots}
+        for bot in bots.values():
+            if bot.id not in ratings and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
+                ratings[bot.id] = BotRating()
+    else:
+        ratings = {bot_id: stored.get(bot_id, BotRating()) for bot_id in bots}
+    return [standing(rank, bots[bot_id], ratings[bot_id])
+            for rank, bot_id in enumerate(leaderboard_order(ratings), 1)]
+
+
+def standing(rank: int, bot: Bot, r: BotRating) -> Standing:
+    return Standing(
+        rank=rank, bot=bot.label, bot_id=bot.id, name=bot.name, version=bot.version, kind=bot.kind,
+        origin=bot.origin, spec=bot.spec if bot.kind == "builtin" else bot.filename, status=bot.status,
+        status_reason=bot.status_reason, plays=bot.games, mu=r.mu, sigma=r.sigma, exposed=r.exposed, games=r.games,
+        wins=r.wins, draws=r.draws, losses=r.losses, **{k: getattr(r, k) for k in FAILURE_COUNTS},
+        failures=r.failures)
+
+
+def with_elo(rows: Sequence[Standing], outcomes: Sequence[tuple[str, Sequence[int], Sequence[float]]]
+             ) -> list[Standing]:
+    """The rows with their batch Elo, 95% interval, rank range and tied group (:func:`leaderboards.elo.annotate`;
+    ``outcomes``: :meth:`leaderboards.store.Store.outcomes`)."""
+    fitted = annotate([{"bot_id": r.bot_id} for r in rows], outcomes)
+    return [replace(r, fitted=True, **{k: f[k] for k in ELO_FIELDS}) for r, f in zip(rows, fitted)]
+
+
+def h2h_cells(rows: Sequence[Standing], counts: Mapping[tuple[int, int], tuple[int, int, int]]) -> list[H2HCell]:
+    """The head-to-head matrix of ``rows``' bots, row by row, from (bot, opponent) -> (wins, draws, losses)
+    counts (:meth:`leaderboards.store.Store.head_to_head`)."""
+    return [H2HCell(a.bot, a.bot_id, b.bot, b.bot_id, *counts.get((a.bot_id, b.bot_id), (0, 0, 0)))
+            for a in rows for b in rows if a.bot_id != b.bot_id]
+
+
+def head_to_head(store: Store, league_id: int, rows: Sequence[Standing], *, scope: str = ALL) -> list[H2HCell]:
+    """:func:`h2h_cells` of ``rows`` from the store's counts in ``scope``."""
+    return h2h_cells(rows, store.head_to_head(league_id, scope))
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A league's leaderboard in one scope: its rows (with their batch Elo) and, when asked for, the
+    head-to-head."""
+
+    league: str
+    scope: str
+    games: int
+    """Games of the league (every scope)."""
+    sandbox_relaxed: list[str]
+    """What the league relaxed of the sandbox (:func:`arena.league.stored_relaxed`); empty: nothing."""
+    rows: list[Standing]
+    cells: list[H2HCell] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """`arena leaderboard --json`'s document: league, scope, games, sandbox_relaxed, bots, head_to_head (with
+        the head-to-head only)."""
+        out: dict[str, Any] = {"league": self.league, "scope": self.scope, "games": self.games,
+                               "sandbox_relaxed": self.sandbox_relaxed, "bots": [r.as_json() for r in self.rows]}
+        if self.cells is not None:
+            out["head_to_head"] = [c.as_json() for c in self.cells]
+        return out
+
+
+def leaderboard(store: Store, league: League, scope: str = ALL, *, include_retired: bool = False,
+                h2h: bool = False) -> Leaderboard:
+    """The leaderboard of ``league`` in ``scope`` (a valid scope: ``*`` or one of its game specs), its rows with
+    their batch Elo, and the head-to-head with ``h2h``."""
+    from arena.league import stored_relaxed  # start-up: the league schema (pydantic) only when needed
+    rows = with_elo(standings(store, league.id, scope=scope, include_retired=include_retired),
+                    store.outcomes(league.id, scope))
+    return Leaderboard(league.name, scope, store.count_games(league.id), stored_relaxed(league.config), rows,
+                       head_to_head(store, league.id, rows, scope=scope) if h2h else None)
+
+
+def document(store: Store, league: League, scope: str = ALL, *, include_retired: bool = False,
+             h2h: bool = False) -> dict[str, Any]:
+    """:func:`leaderboard` as `arena leaderboard --json` prints it (and `arena serve`'s /api/leaderboard serves
+    it)."""
+    return leaderboard(store, league, scope, include_retired=include_retired, h2h=h2h).as_json()
+
+
+# -- a bot's page and the game list ------------------------------------------------------------------------------
+def result_text(g: StoredGame) -> str:
+    """``alice +1, bob -1 (timeout)``: each player's return, with its termination when it was not normal."""
+    return ", ".join(f"{p} {r:+g}" + ("" if t == "normal" else f" ({t})")
+                     for p, r, t in zip(g.players, g.returns, g.terminations))
+
+
+@dataclass(frozen=True)
+class BotGame:
+    """One game on a bot's page: the bot's seat, return and termination, and its opponents."""
+
+    id: int
+    game: str
+    seat: int
+    ret: float
+    termination: str
+    opponents: list[str]
+
+
+@dataclass(frozen=True)
+class BotFailure:
+    """One failure of a bot: its game, reason, move (1-based) and detail (the tail of the bot's traceback)."""
+
+    id: int
+    game: str
+    seat: int
+    reason: str
+    move: int
+    detail: str
+
+    @property
+    def where(self) -> str:
+        """``crash at move 3`` (:func:`arena.moves.failure_where`'s words)."""
+        return f"{self.reason} at move {self.move}"
+
+
+@dataclass(frozen=True, order=True)
+class SlowMove:
+    """One of a bot's slowest moves: wall seconds, the game, the bot's move number in it, cpu seconds."""
+
+    wall: float
+    id: int
+    move: int
+    cpu: float
+
+
+@dataclass
+class BotFacts:
+    """What a bot's page lists beside its :class:`Standing`, gathered in one pass over the games."""
+
+    games: list[BotGame] = field(default_factory=list)
+    failures: list[BotFailure] = field(default_factory=list)
+    slowest_heap: list[SlowMove] = field(default_factory=list)
+
+    @property
+    def slowest(self) -> list[SlowMove]:
+        """The :data:`SLOWEST` slowest moves, slowest first."""
+        return sorted(self.slowest_heap, reverse=True)
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One line of a league's game list."""
+
+    id: int
+    game: str
+    players: list[str]
+    result: str
+    finished: float
+
+
+def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, BotFacts], list[GameEntry]]:
+    """One pass over a league's games (oldest first): the facts of each bot id and the game list. ``seen`` is
+    called with each game on the way (the report draws the replays of the newest games in the same pass)."""
+    from arena.moves import failure_move  # (arena.moves: the one numbering of moves)
+    facts: dict[int, BotFacts] = defaultdict(BotFacts)
+    listing: list[GameEntry] = []
+    for g in games:
+        for seat, bot_id in enumerate(g.seats):
+            f = facts[bot_id]
+            f.games.append(BotGame(g.id, g.game, seat, g.returns[seat] if g.returns else 0,
+                                   g.terminations[seat] if g.terminations else "",
+                                   [p for s, p in enumerate(g.players) if s != seat]))
+            mine = [k for k, s in enumerate(g.move_seats) if s == seat]
+            for n, k in enumerate(mine):
+                item = SlowMove(g.wall_times[k], g.id, n + 1, g.cpu_times[k] if k < len(g.cpu_times) else 0.0)
+                if len(f.slowest_heap) < SLOWEST:
+                    heapq.heappush(f.slowest_heap, item)
+                else:
+                    heapq.heappushpop(f.slowest_heap, item)
+        for fail in g.failures:
+            facts[g.seats[fail["seat"]]].failures.append(
+                BotFailure(g.id, g.game, fail["seat"], fail["reason"], failure_move(fail), fail.get("detail") or ""))
+        listing.append(GameEntry(g.id, g.game, g.players, result_text(g), g.finished))
+        if seen is not None:
+            seen(g)
+    return facts, listing
+
