@@ -1,6 +1,6 @@
 """arena: the referee, the sandbox, leagues, the CLI and the dashboard.
 
-``arena.play(game, bots, seed=...)`` plays one game in-process between bot objects (DESIGN.md).
+``arena.play(game, bots, seed=...)`` plays one game in-process between bot objects (docs/contracts.md).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Any
 class Termination(StrEnum):
     """Why a game ended (the game's), and per seat why that seat's game ended (a record's ``terminations``).
 
-    A ``str``: records, the store and ``--json`` keep the plain words (DESIGN.md)."""
+    A ``str``: records, the store and ``--json`` keep the plain words (docs/contracts.md)."""
 
     NORMAL = "normal"
     """By the game's rules (per seat: the seat did not fail)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from arena.outcome import Termination, forfeit_returns, winner
 
-# Per-seat termination reasons (DESIGN.md): the words of arena.outcome.Termination.
+# Per-seat termination reasons (docs/contracts.md, `arena match --json`): the words of arena.outcome.Termination.
 NORMAL = Termination.NORMAL
 TIMEOUT = Termination.TIMEOUT
 CRASH = Termination.CRASH
@@ -78,7 +78,7 @@ class GameRecord:
     info: dict[str, Any] = field(default_factory=dict)
     """Anything else the runner wants to keep (limits, sandbox layers, ...)."""
 
-    def __getitem__(self, key: str) -> Any:  # rec["returns"] works like rec.returns (DESIGN.md)
+    def __getitem__(self, key: str) -> Any:  # rec["returns"] works like rec.returns (docs/contracts.md)
         return getattr(self, key)
 
     def winner(self) -> int | None:

@@ -31,7 +31,7 @@ class Limit:
 
 
 def think_time(limit: Any) -> float | None:
-    """The seconds a built-in bot searches this move, for any limit object: DESIGN.md promises bots only
+    """The seconds a built-in bot searches this move, for any limit object: docs/contracts.md promises bots only
     ``limit.time``, so a limit without ``think_time`` (a caller's own object) means think for ``time``."""
     budget = getattr(limit, "think_time", None)
     return budget if budget is not None else getattr(limit, "time", None)
@@ -39,7 +39,7 @@ def think_time(limit: Any) -> float | None:
 
 @runtime_checkable
 class Bot(Protocol):
-    """Anything with ``step(state, limit) -> action`` is a bot (DESIGN.md)."""
+    """Anything with ``step(state, limit) -> action`` is a bot (docs/contracts.md)."""
 
     def step(self, state: Any, limit: Limit) -> int:
         """Chooses an action for the player to move. ``state`` is the bot's own copy; it may mutate it."""

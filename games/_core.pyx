@@ -218,7 +218,7 @@ cdef class CoreState:
         return self._string_to_action(str(text).strip())
 
     def observation(self, player=None) -> dict:
-        """A JSON-serialisable dict of everything public (see DESIGN.md), plus ``current_player``."""
+        """A JSON-serialisable dict of everything public (docs/contracts.md lists the fields), plus ``current_player``."""
         obs = self._observation()
         obs["current_player"] = self.c_current_player()
         return obs

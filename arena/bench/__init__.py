@@ -2,7 +2,7 @@
 
 Each suite is a module ``arena.bench.<suite>`` with ``run(quick: bool) -> Iterable[Record]``.
 A record's ``ratio`` > 1 always means better than the baseline (value/baseline for rates,
-baseline/value for times and sizes), as DESIGN.md specifies for ``--json``.
+baseline/value for times and sizes), as docs/contracts.md promises for ``--json``.
 """
 from __future__ import annotations
 

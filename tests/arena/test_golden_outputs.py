@@ -147,7 +147,7 @@ def test_a_seeded_league_replay_and_experiment_match_the_golden_output(tmp_path:
 
 def assert_extends(got: Any, want: Any, where: str = "") -> None:
     """``got`` equals ``want`` except for keys ``want`` does not have (an output may be extended, never changed:
-    DESIGN.md's contracts)."""
+    docs/contracts.md)."""
     if isinstance(want, dict):
         assert isinstance(got, dict), f"{where}: {got!r} is not an object"
         for key, value in want.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def test_the_layer_check_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 
 def test_docs_stand_on_their_own() -> None:
-    """No link out of the repository (a user's checkout has no ../shared)."""
+    """No link out of the repository (a user's checkout has only the repository)."""
     outside = []
     for doc in sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]:
         for target in re.findall(r"\]\(([^)\s]+)", doc.read_text()):
@@ -174,3 +175,41 @@ def test_docs_stand_on_their_own() -> None:
             if re.search(r"(?<![\w-])(\.\./)?shared/(specs|notes|checks|DESIGN|STYLE)", line):
                 outside.append(f"{doc.relative_to(ROOT)}:{line_number}: names a file of the development folder")
     assert not outside, "links outside the repository:\n" + "\n".join(outside)
+
+
+# The development folder beside the checkout and its contract file: no file of the project may name them (the
+# patterns are escaped, so this file does not name them either).
+OUTSIDE_NAMES = re.compile(r"DESIGN\.md|\.\./shared\b|/work/s[h]ared\b")
+TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".pyi", ".md", ".toml", ".txt", ".cfg", ".css", ".tcss", ".js", ".json",
+                 ".html", ".svg", ".sh", ".yml", ".yaml", ""}
+
+
+def repository_files(root: Path = ROOT) -> list[Path]:
+    """The repository's own files: git's tracked and not-ignored ones, or (no git, e.g. an unpacked archive) every
+    file outside hidden and build folders."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=root,
+                                capture_output=True, check=True).stdout.decode()
+        return [root / name for name in listed.split("\0") if name and (root / name).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        skip = {"build", "dist", "__pycache__"}
+        return [path for path in root.rglob("*") if path.is_file() and not any(
+            part.startswith(".") or part in skip or part.endswith(".egg-info")
+            for part in path.relative_to(root).parts[:-1])]
+
+
+def test_nothing_names_the_development_folder() -> None:
+    """Code, comments, docstrings, tests and docs cite the project's own documents (docs/contracts.md for what it
+    promises), never a file that exists only beside the developers' checkout."""
+    named = []
+    for path in repository_files():
+        if path.suffix not in TEXT_SUFFIXES:
+            continue
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for line_number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE_NAMES.search(line):
+                named.append(f"{path.relative_to(ROOT)}:{line_number}: {line.strip()[:100]}")
+    assert not named, "names a file outside the repository:\n" + "\n".join(named)

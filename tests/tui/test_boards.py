@@ -1,4 +1,4 @@
-"""Board renderers against known positions: hand-made observations (the DESIGN.md fields) and real states."""
+"""Board renderers against known positions: hand-made observations (the fields of docs/contracts.md) and real states."""
 from __future__ import annotations
 
 import random

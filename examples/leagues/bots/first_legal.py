@@ -1,4 +1,4 @@
-"""A submitted bot is a Python file with a class Bot (DESIGN.md): this one always plays the first legal move."""
+"""A submitted bot is a Python file with a class Bot (docs/contracts.md): this one always plays the first legal move."""
 
 
 class Bot:
