@@ -411,13 +411,7 @@ def _make_backend(name: str, concurrency: int, db: Path, address: str | None) ->
     if name == "ray":  # (run_league connected already; concurrency 0: the cluster's CPUs)
         from arena.ray_backend import RayBackend  # optional
         return RayBackend(concurrency=concurrency or None, address=address)
-    return LocalBackend(concurrency)
-
-
-# -- the local backend: worker processes (arena/workers.py) -------------------------------------------------
-LocalBackend = workers.LocalBackend
-_worker_cpus = workers.worker_cpus
-_worker_init = workers.worker_init
+    return workers.LocalBackend(concurrency)
 
 
 def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, TaskResult]]:

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from arena import league_runner as runner
+from arena import workers
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this platform")
 
@@ -13,14 +13,14 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no
 def test_pinning_policy(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.delenv("ARENA_PIN_WORKERS", raising=False)
-    assert runner._worker_cpus(2) == [0, 1]
-    assert runner._worker_cpus(3) == [0, 1]
-    assert runner._worker_cpus(1) is None  # fewer workers than CPUs: a game may use them all
+    assert workers.worker_cpus(2) == [0, 1]
+    assert workers.worker_cpus(3) == [0, 1]
+    assert workers.worker_cpus(1) is None  # fewer workers than CPUs: a game may use them all
     monkeypatch.setenv("ARENA_PIN_WORKERS", "0")
-    assert runner._worker_cpus(2) is None
+    assert workers.worker_cpus(2) is None
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
     monkeypatch.delenv("ARENA_PIN_WORKERS")
-    assert runner._worker_cpus(4) is None  # one CPU: nothing to choose
+    assert workers.worker_cpus(4) is None  # one CPU: nothing to choose
 
 
 def test_workers_take_cpus_in_turn(monkeypatch):
@@ -37,5 +37,5 @@ def test_workers_take_cpus_in_turn(monkeypatch):
     import signal
     monkeypatch.setattr(signal, "signal", lambda *a: None)
     for index in range(3):  # the writer numbers its workers (no shared counter: nothing for a resource tracker)
-        runner._worker_init([4, 7], index)
+        workers.worker_init([4, 7], index)
     assert pinned == [{4}, {7}, {4}]
