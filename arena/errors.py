@@ -1,6 +1,10 @@
 """arena's exception hierarchy (the referee turns BotError into recorded results, never crashes)."""
 from __future__ import annotations
 
+from typing import ClassVar
+
+from arena.outcome import Termination
+
 
 class ArenaError(Exception):
     """Base class of arena's own errors."""
@@ -13,27 +17,27 @@ class ConfigError(ArenaError, ValueError):
 class BotError(ArenaError):
     """A bot failed during a game; ``reason`` is the termination reason recorded for its seat."""
 
-    reason = "crash"
+    reason: ClassVar[Termination] = Termination.CRASH
 
 
 class BotTimeoutError(BotError, TimeoutError):
-    reason = "timeout"
+    reason = Termination.TIMEOUT
 
 
 class BotCrashedError(BotError):
-    reason = "crash"
+    reason = Termination.CRASH
 
 
 class BotMemoryError(BotError):
-    reason = "memory"
+    reason = Termination.MEMORY
 
 
 class IllegalMoveError(BotError):
-    reason = "illegal"
+    reason = Termination.ILLEGAL
 
 
 class ProtocolError(BotError):
-    reason = "protocol"
+    reason = Termination.PROTOCOL
 
 
 class MachineOverloadedError(ArenaError):

@@ -27,14 +27,30 @@ class Termination(StrEnum):
     MEMORY = "memory"
     PROTOCOL = "protocol"
 
+    # A new reason is this one line (and, being a failure, a store migration for its counter column: the test
+    # tests/arena/test_termination_vocabulary.py says so); every list, counter, column and label derives from here.
+
     @property
     def forfeit(self) -> bool:
         """A bot's failure: the seat that has it forfeits."""
         return self not in (Termination.NORMAL, Termination.ADJUDICATED)
 
+    @property
+    def counter(self) -> str:
+        """The name of a bot's count of this failure: its store column, ``--json``/CSV key and table label
+        (``timeouts``, ``crashes``; the other words as they are)."""
+        return _COUNTER_NAMES.get(self, self.value)
+
+
+_COUNTER_NAMES = {Termination.TIMEOUT: "timeouts", Termination.CRASH: "crashes"}
+"""The counters whose names are plurals (kept from the first stores: their columns are named so)."""
 
 FAILURES = tuple(t for t in Termination if t.forfeit)
-"""The failure reasons a bot can be charged with (timeout, crash, illegal, memory, protocol)."""
+"""The failure reasons a bot can be charged with (timeout, crash, illegal, memory, protocol), in this order."""
+SEAT_TERMINATIONS = (Termination.NORMAL, *FAILURES)
+"""What a record's per-seat ``terminations`` hold (adjudicated is the game's only)."""
+COUNTERS = tuple(t.counter for t in FAILURES)
+"""A bot's failure counters by name, in :data:`FAILURES`' order (``timeouts``, ``crashes``, ``illegal``, ...)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +71,7 @@ class Outcome:
         return winner(self.returns)
 
 
-def decide(state: Any, *, forfeit: tuple[int, str] | None = None, adjudicated: str | None = None) -> Outcome:
+def decide(state: Any, *, forfeit: tuple[int, Termination] | None = None, adjudicated: str | None = None) -> Outcome:
     """The outcome of a game that stopped at ``state``.
 
     Args:

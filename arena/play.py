@@ -77,7 +77,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
     state = game.new_initial_state()
     started = time.perf_counter()
     decisions = 0
-    forfeit: tuple[int, str] | None = None  # (seat, reason): the failure that ended the game
+    forfeit: tuple[int, Termination] | None = None  # (seat, reason): the failure that ended the game
     adjudicated: str | None = None
 
     def tell_others(mover: int, action: int) -> None:
@@ -124,7 +124,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
             cpu = getattr(bot, "last_cpu_time", None) or cpu  # a timed-out bot's own CPU time shows why
             if on_failure == "raise":
                 raise
-            if on_failure == "random_move" and exc.reason != "memory" and getattr(bot, "alive", True):
+            if on_failure == "random_move" and exc.reason is not Termination.MEMORY and getattr(bot, "alive", True):
                 action = substitute_move(state, legal, fallback_rng)
                 record.failures.append(Failure(seat, exc.reason, len(state.history()), str(exc)[:2000], action))
             else:

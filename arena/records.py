@@ -9,7 +9,7 @@ from copy import deepcopy
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from arena.outcome import Termination, forfeit_returns, winner
+from arena.outcome import SEAT_TERMINATIONS, Termination, forfeit_returns, winner
 
 # Per-seat termination reasons (docs/contracts.md, `arena match --json`): the words of arena.outcome.Termination.
 NORMAL = Termination.NORMAL
@@ -18,7 +18,7 @@ CRASH = Termination.CRASH
 ILLEGAL = Termination.ILLEGAL
 MEMORY = Termination.MEMORY
 PROTOCOL = Termination.PROTOCOL
-REASONS = (NORMAL, TIMEOUT, CRASH, ILLEGAL, MEMORY, PROTOCOL)
+REASONS = SEAT_TERMINATIONS
 
 RECORD_SCHEMA = 1
 """The version of :meth:`GameRecord.to_dict`'s shape: what a worker, a Ray task, the store and ``arena match --json``
@@ -38,8 +38,8 @@ class Failure:
 
     seat: int
     """The seat whose bot failed."""
-    reason: str
-    """One of timeout, crash, illegal, memory, protocol."""
+    reason: Termination
+    """A failure (:data:`arena.outcome.FAILURES`): timeout, crash, illegal, memory, protocol."""
     move_number: int
     """Index into the history where the failure happened."""
     detail: str = ""
@@ -63,8 +63,8 @@ class GameRecord:
     """Every action, chance outcomes included."""
     returns: list[float] = field(default_factory=list)
     """Per seat, as ``state.returns()``, or the adjudicated result after a forfeit."""
-    terminations: list[str] = field(default_factory=list)
-    """Per seat: normal, timeout, crash, illegal, memory or protocol."""
+    terminations: list[Termination] = field(default_factory=list)
+    """Per seat: normal or a failure (:data:`arena.outcome.SEAT_TERMINATIONS`)."""
     move_seats: list[int] = field(default_factory=list)
     """Per decision (not chance): the seat that moved."""
     wall_times: list[float] = field(default_factory=list)
@@ -110,7 +110,9 @@ class GameRecord:
         if not isinstance(schema, int) or schema > RECORD_SCHEMA:
             raise RecordSchemaError(f"a game record of schema {schema!r}; this arena reads up to schema "
                                     f"{RECORD_SCHEMA}: upgrade arena")
-        data["failures"] = [Failure(**f) for f in data.get("failures", [])]
+        # the words back to the type they travel as (a word no Termination has raises ValueError)
+        data["terminations"] = [Termination(t) for t in data.get("terminations", [])]
+        data["failures"] = [Failure(**{**f, "reason": Termination(f["reason"])}) for f in data.get("failures", [])]
         return cls(**data)
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import trueskill
 
+from arena.outcome import FAILURES, Termination
 from games.registry import has_draws
 
 MU = 25.0
@@ -34,7 +35,8 @@ DRAW_PROBABILITY = 0.10
 ALL = "*"
 """The scope of the league-wide rating (other scopes are one game spec each)."""
 
-FAILURE_REASONS = ("timeout", "crash", "illegal", "memory", "protocol")
+FAILURE_REASONS = FAILURES
+"""What a bot's failure counters count (:data:`arena.outcome.FAILURES`)."""
 
 _ENVS: dict[float, trueskill.TrueSkill] = {}
 _MARGINS: dict[int, float] = {}
@@ -97,6 +99,12 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
+class _Columns(Protocol):
+    """A row by column name (a dict, a ``sqlite3.Row``)."""
+
+    def __getitem__(self, column: str, /) -> Any: ...
+
+
 @dataclass
 class BotRating:
     """A bot's rating and counters within one scope."""
@@ -109,11 +117,20 @@ class BotRating:
     draws: int = 0
     """Games where the bot shared the best return with another seat."""
     losses: int = 0
-    timeouts: int = 0
-    crashes: int = 0
-    illegal: int = 0
-    memory: int = 0
-    protocol: int = 0
+    failed: dict[Termination, int] = field(default_factory=dict)
+    """Per failure reason (every one of :data:`FAILURE_REASONS`, in its order): the games the bot failed in so
+    (a game counts once per reason). Also read by counter name: ``rating.timeouts``."""
+
+    def __post_init__(self) -> None:  # every reason present and in order: equal ratings compare equal
+        self.failed = {reason: self.failed.get(reason, 0) for reason in FAILURE_REASONS}
+
+    def __getattr__(self, name: str) -> int:
+        """A failure count by its counter's name (``timeouts``, ``crashes``, ``illegal``...: the store's columns)."""
+        reason = _BY_COUNTER.get(name)
+        failed = self.__dict__.get("failed")  # (absent while unpickling)
+        if reason is None or failed is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return int(failed[reason])
 
     @property
     def exposed(self) -> float:
@@ -121,10 +138,22 @@ class BotRating:
 
     @property
     def failures(self) -> int:
-        return self.timeouts + self.crashes + self.illegal + self.memory + self.protocol
+        return sum(self.failed.values())
 
     def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+        """The rating as the store's columns (:data:`leaderboards.schema.RATING_FIELDS`): mu ... losses, then each
+        failure counter by name."""
+        return {"mu": self.mu, "sigma": self.sigma, "games": self.games, "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, **{reason.counter: n for reason, n in self.failed.items()}}
+
+    @classmethod
+    def from_columns(cls, row: _Columns) -> BotRating:
+        """A rating from its stored columns (what :meth:`as_dict` gives)."""
+        return cls(row["mu"], row["sigma"], row["games"], row["wins"], row["draws"], row["losses"],
+                   {reason: row[reason.counter] for reason in FAILURE_REASONS})
+
+
+_BY_COUNTER = {reason.counter: reason for reason in FAILURE_REASONS}
 
 
 @dataclass(frozen=True)
@@ -139,19 +168,17 @@ class RatedGame:
     """Bot id per seat."""
     returns: Sequence[float]
     terminations: Sequence[str]
+    """Per seat, as stored (the words of :class:`arena.outcome.Termination`)."""
     failures: Sequence[dict[str, Any]] = ()
     """The record's failures (with ``on_failure=random_move`` a bot can fail and still finish normally)."""
 
 
-_COUNTERS = {"timeout": "timeouts", "crash": "crashes", "illegal": "illegal", "memory": "memory",
-             "protocol": "protocol"}
-
-
 def failure_reasons(terminations: Sequence[str], failures: Sequence[dict[str, Any]], seat: int) -> set[str]:
     """The kinds of failure of one seat in one game (each counted once per game): its termination reason
-    if not normal, plus the reasons of its substituted moves."""
+    if not normal, plus the reasons of its substituted moves. The words as stored (a :class:`Termination` is one):
+    a word no Termination has (a store edited by hand) still fails the game, and counts in no counter."""
     reasons = {f["reason"] for f in failures if f.get("seat") == seat}
-    if seat < len(terminations) and terminations[seat] != "normal":
+    if seat < len(terminations) and terminations[seat] != Termination.NORMAL:
         reasons.add(terminations[seat])
     return reasons
 
@@ -198,9 +225,8 @@ class Rater:
                 else:
                     entry.losses += 1
                 for reason in failure_reasons(game.terminations, game.failures, seat):
-                    counter = _COUNTERS.get(reason)
-                    if counter:
-                        setattr(entry, counter, getattr(entry, counter) + 1)
+                    if reason in entry.failed:  # (a word keys its Termination: a StrEnum hashes as its word)
+                        entry.failed[reason] += 1
                 touched.append((scope, game.seats[seat]))
         return touched
 

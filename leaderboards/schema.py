@@ -8,6 +8,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.outcome import COUNTERS
+
 SCHEMA_VERSION = 5
 
 SCHEMA = """
@@ -181,8 +183,10 @@ earlier games were still being played (made exact by one recomputation once they
 FLUSH = 10_000
 """History rows written per executemany while folding (keeps a 100,000-game recomputation's memory flat)."""
 
-RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", "timeouts", "crashes", "illegal", "memory",
-                  "protocol")
+RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", *COUNTERS)
+"""The columns of ``ratings`` that hold a :class:`leaderboards.ratings.BotRating`: one counter per failure reason of
+:class:`arena.outcome.Termination` (the ``CREATE TABLE ratings`` above lists them as shipped: a new reason is a
+migration; tests/arena/test_termination_vocabulary.py checks the two agree)."""
 
 
 @dataclass

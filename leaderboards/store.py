@@ -512,7 +512,7 @@ class Store(StoreViews):
     def ratings(self, league_id: int, scope: str = ALL) -> dict[int, BotRating]:
         """Stored ratings of a league: bot id -> rating (``scope`` is ``*`` or one game spec)."""
         rows = self.conn.execute("SELECT * FROM ratings WHERE league_id=? AND scope=?", (league_id, scope))
-        return {r["bot_id"]: BotRating(**{f: r[f] for f in RATING_FIELDS}) for r in rows}
+        return {r["bot_id"]: BotRating.from_columns(r) for r in rows}
 
     def scopes(self, league_id: int) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT scope FROM ratings WHERE league_id=? ORDER BY scope",
@@ -572,7 +572,7 @@ class Store(StoreViews):
         bots, scopes = list(bots), set(scopes)
         rows = self.conn.execute(f"SELECT * FROM ratings WHERE league_id=? AND bot_id IN ({','.join('?' * len(bots))})",
                                  (league_id, *bots))
-        return {(r["scope"], r["bot_id"]): BotRating(**{f: r[f] for f in RATING_FIELDS}) for r in rows
+        return {(r["scope"], r["bot_id"]): BotRating.from_columns(r) for r in rows
                 if r["scope"] in scopes}
 
     def unrated_span(self, league_id: int, before: str | None) -> tuple[str | None, str | None, int]:

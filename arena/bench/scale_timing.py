@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.outcome import Termination
+
 BOT = Path(__file__).with_name("timing_bot.py")
 GAME = "nim(n=9,k=3)"
 OVERLOAD = "MachineOverloadedError"
@@ -71,7 +73,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
             return
         counts["games"] += 1
         counts["moves"] += len(record["wall_times"])
-        counts["time_losses"] += "timeout" in record["terminations"]
+        counts["time_losses"] += Termination.TIMEOUT in record["terminations"]
         counts["extended_moves"] += len(record["info"].get("deadline_extensions", []))
         walls.extend(w / move_time for w in record["wall_times"])
         cpus.extend(c / move_time for c in record["cpu_times"])

@@ -14,8 +14,9 @@ from arena.chance import new_key, parse_key
 from arena.errors import ConfigError
 from arena.limits import Limits, LimitType
 from arena.openings import book_option
+from arena.outcome import FAILURES, Termination
 from arena.progress import Reporter
-from arena.records import REASONS, GameRecord, headline
+from arena.records import GameRecord, headline
 from arena.text import dumps, markup, out_console, shown, text
 
 
@@ -49,7 +50,7 @@ def totals(records: list[tuple[list[int], GameRecord]], labels: list[str]) -> di
     for b, label in enumerate(labels):
         wins = draws = losses = 0
         points = 0.0
-        failures = {r: 0 for r in REASONS if r != "normal"}
+        failures = dict.fromkeys(FAILURES, 0)
         walls: list[float] = []
         cpus: list[float] = []
         for seats, rec in records:
@@ -66,7 +67,7 @@ def totals(records: list[tuple[list[int], GameRecord]], labels: list[str]) -> di
                     losses += 1
                 for f in rec.failures:
                     if f.seat == seat:
-                        failures[f.reason] = failures.get(f.reason, 0) + 1
+                        failures[f.reason] += 1
                 for s, w, c in zip(rec.move_seats, rec.wall_times, rec.cpu_times):
                     if s == seat:
                         walls.append(w)
@@ -91,7 +92,7 @@ def start_failure(rec: GameRecord, names: Sequence[str]) -> str | None:
     """Why a bot of this game could not start (its code did not load: no class Bot, not Python, an unregistered
     COMP424 agent...), in one line; None when every bot started. A start-up timeout is a result, not a refusal."""
     for f in rec.failures:
-        if f.seat in rec.info.get("start_failed", ()) and f.reason != "timeout":
+        if f.seat in rec.info.get("start_failed", ()) and f.reason is not Termination.TIMEOUT:
             return f"bot {shown(names[f.seat])} cannot start: {f.reason}" + \
                 (f" ({shown(headline(f.detail)[:300])})" if f.detail else "")
     return None

@@ -12,7 +12,7 @@ from arena.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
 from arena.moves import CHANCE, OPENING, Movers, failure_where
-from arena.outcome import decide
+from arena.outcome import Termination, decide
 from arena.play import sample_chance, substitute_move
 from arena.records import headline
 from arena.text import shown
@@ -191,8 +191,8 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
                                      f"key drew {expected}")
             decision += 1
         state.apply_action(action)
-    forfeits = [(s, t) for s, t in enumerate(g.terminations) if t != "normal"]
     try:  # the outcome the referee must have decided (arena.outcome, the one place that decides it)
+        forfeits = [(s, Termination(t)) for s, t in enumerate(g.terminations) if t != Termination.NORMAL]
         expected = list(decide(state, forfeit=forfeits[0] if forfeits else None,
                                adjudicated=g.info.get("adjudicated") or None).returns)
     except ValueError:

@@ -6,6 +6,7 @@ import signal
 from typing import Any
 
 from arena.errors import BotCrashedError, BotError, BotMemoryError, BotTimeoutError, ProtocolError
+from arena.outcome import Termination
 from arena.sandbox import seccomp
 
 
@@ -24,7 +25,7 @@ def reported(reply: dict[str, Any], tail: str) -> BotError:
     """The bot reported its own failure (``{"type": "error"}``), or sent a message that is not part of the protocol."""
     if reply.get("type") == "error":
         detail = seccomp.explain(f"{str(reply.get('detail', ''))[:300]}{tail}")
-        if reply.get("reason") == "memory":
+        if reply.get("reason") == Termination.MEMORY:  # the only failure a bot may name itself: else a crash
             return BotMemoryError(f"bot ran out of memory: {detail}")
         return BotCrashedError(f"bot raised an exception: {detail}")
     return ProtocolError(f"unexpected message from bot: {str(reply)[:200]}")

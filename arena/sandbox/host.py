@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from arena.errors import IllegalMoveError
+from arena.outcome import Termination
 from arena.sandbox import protocol
 from arena.tracebacks import bot_traceback
 
@@ -32,7 +33,7 @@ def _write_all(data: bytes) -> None:
         data = data[os.write(_OUT_FD, data):]
 
 
-def _fail(reason: str, exc: BaseException | None = None) -> None:
+def _fail(reason: Termination, exc: BaseException | None = None) -> None:
     """Reports the bot's failure and exits. Everything here touches bot objects (the exception's ``__str__``,
     its traceback, a replaced ``sys.stderr``), so nothing may raise: the report must say what the bot did."""
     if exc is not None:
@@ -167,23 +168,23 @@ def serve() -> None:
         game = games.load(init["game"])
         state = game.new_initial_state()
     except Exception as exc:  # noqa: BLE001 - reported to the referee
-        _fail("crash", exc)
+        _fail(Termination.CRASH, exc)
     try:
         active = apply_layers(init.get("layers", {}))
     except Exception as exc:  # noqa: BLE001 - the referee must not run a bot with missing layers
         print(f"arena sandbox: could not apply layers: {exc}", file=sys.stderr)
-        _fail("crash", exc)
+        _fail(Termination.CRASH, exc)
     seat = init["seat"]
     try:
         bot = load_bot(init["bot"], game, seat, init["seed"])
     except MemoryError as exc:
-        _fail("memory", exc)
+        _fail(Termination.MEMORY, exc)
     except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a crash too
-        _fail("crash", exc)
+        _fail(Termination.CRASH, exc)
     try:  # the lookup runs the bot's own __getattr__
         inform = getattr(bot, "inform", None)
     except BaseException as exc:  # noqa: BLE001
-        _fail("crash", exc)
+        _fail(Termination.CRASH, exc)
     _send({"type": "ready", "layers": active})
     limits: dict[tuple[Any, Any, bool, Any], Limit] = {}  # one Limit object per distinct limit (usually two)
     limit: Limit | None = None
@@ -200,9 +201,9 @@ def serve() -> None:
                 try:
                     inform(action)
                 except MemoryError as exc:
-                    _fail("memory", exc)
+                    _fail(Termination.MEMORY, exc)
                 except BaseException as exc:  # noqa: BLE001
-                    _fail("crash", exc)
+                    _fail(Termination.CRASH, exc)
         lim = request.get("limit")
         if lim is not None or limit is None:  # the referee sends the limit only when it changes
             lim = lim or {}
@@ -213,20 +214,20 @@ def serve() -> None:
         try:
             value = bot.step(state.clone(), limit)
         except MemoryError as exc:
-            _fail("memory", exc)
+            _fail(Termination.MEMORY, exc)
         except IllegalMoveError as exc:  # an adapter's illegal answer (a COMP424 agent that raised): the bot lives on
             _send({"id": request["id"], "illegal": _exception_message(exc)[:300],
                    "traceback": bot_traceback(exc.__cause__ or exc, _ROOT)[-2000:]})
             continue
         except BaseException as exc:  # noqa: BLE001
-            _fail("crash", exc)
+            _fail(Termination.CRASH, exc)
         if type(value) is int and 0 <= value < 10**18:  # the common answer: one preformatted frame, one write
             _write_all(protocol.answer_frame(request["id"], value))
             continue
         try:
             answer = _as_action(value)
         except MemoryError as exc:
-            _fail("memory", exc)
+            _fail(Termination.MEMORY, exc)
         answer["id"] = request["id"]
         _send(answer)
 
