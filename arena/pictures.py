@@ -1,6 +1,7 @@
 """Inline SVG pictures (no script, nothing from elsewhere): a bot's rating over time with its interval band, the
 head-to-head as a colour matrix, a bot's move times against its limit. Every text in them (bot names) is
-HTML-escaped here; numbers are formatted by us, so the markup is safe to embed as is."""
+HTML-escaped here; numbers are formatted by us, so the markup is safe to embed as is. Used by `arena serve`'s
+pages and by `arena report`."""
 from __future__ import annotations
 
 import html
@@ -77,3 +78,33 @@ def move_times(times: Sequence[float], limit: float, *, width: int = 480, height
             f'aria-label="{len(times)} move times against the {limit:g} s limit">{bars}'
             f'<line x1="8" x2="{width - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#de2d26" stroke-dasharray="4 2"/>'
             f'<text x="{width - 8}" y="{y - 2:.1f}" font-size="10" text-anchor="end">limit {limit:g} s</text></svg>')
+
+
+# -- what the pictures show, read from the store (shared by `arena serve`'s pages and `arena report`) ----------
+def histories(store: Any, league_id: int) -> dict[int, list[tuple[float, float]]]:
+    """Each bot's (mu, sigma) after each of its rated games, in order (the whole history read once)."""
+    out: dict[int, list[tuple[float, float]]] = {}
+    for row in store.rating_history(league_id, 0, 1 << 62):
+        out.setdefault(row.bot_id, []).append((row.mu, row.sigma))
+    return out
+
+
+def bot_move_times(store: Any, bot_id: int, games: int = 50) -> list[float]:
+    """The bot's move times (wall, s) in its newest ``games`` games, oldest first."""
+    return [t for m in reversed(store.bot_moves(bot_id, games)) for t, s in zip(m.wall_times, m.move_seats)
+            if s < len(m.seats) and m.seats[s] == bot_id]
+
+
+def bot_figures(history: Sequence[tuple[float, float]], times: Sequence[float], limit: float) -> str:
+    """A bot page's two pictures with their headings (HTML)."""
+    return (f"<h2>Rating over time</h2>{rating_history(history)}"
+            f"<h2>Move times</h2>{move_times(list(times)[-300:], limit)}")
+
+
+def matrix_figure(rows: Sequence[dict[str, Any]], cells: Sequence[dict[str, Any]], top: int = 30) -> str:
+    """The leaderboard's head-to-head matrix of its first ``top`` bots, with its heading (HTML)."""
+    names = [r["bot"] for r in rows][:top]
+    if not names:
+        return ""
+    return (f"<h2>Head to head</h2><p>Each row's score rate against each column (green: wins).</p>"
+            f"{h2h_matrix(names, cells)}")

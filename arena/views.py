@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from leaderboards.elo import ELO_FIELDS, annotate
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
 
@@ -78,6 +77,8 @@ class Standing:
 
     def as_json(self) -> dict[str, Any]:
         """The row as ``arena leaderboard --json`` prints it (and ``arena serve``'s /api/leaderboard serves it)."""
+        # start-up: numpy (leaderboards.elo) only when a row is printed
+        from leaderboards.elo import ELO_FIELDS
         out = asdict(self)
         del out["fitted"]
         if not self.fitted:
@@ -146,6 +147,8 @@ def with_elo(rows: Sequence[Standing], outcomes: Sequence[tuple[str, Sequence[in
              ) -> list[Standing]:
     """The rows with their batch Elo, 95% interval, rank range and tied group (:func:`leaderboards.elo.annotate`;
     ``outcomes``: :meth:`leaderboards.store.Store.outcomes`)."""
+    # start-up: numpy only when the Elo is fitted (the dashboard defers it to its poller thread)
+    from leaderboards.elo import ELO_FIELDS, annotate
     fitted = annotate([{"bot_id": r.bot_id} for r in rows], outcomes)
     return [replace(r, fitted=True, **{k: f[k] for k in ELO_FIELDS}) for r, f in zip(rows, fitted)]
 

@@ -2,7 +2,7 @@
 selecting only the columns it needs (a dashboard polling 100,000 games never loads a history it does not draw).
 
 :class:`StoreViews` is part of :class:`leaderboards.store.Store` (a base class: the SQL stays in the store's
-modules); :mod:`leaderboards.queries` names these reads for the dashboard.
+modules): callers read them as ``store.recent_games(...)``.
 """
 from __future__ import annotations
 

@@ -31,7 +31,6 @@ from arena.errors import ConfigError
 from arena.schedule import fixture_key, league_schedule
 from arena.views import standings
 from games import load
-from leaderboards import queries
 from leaderboards.ratings import leaderboard_order
 from leaderboards.store import League, Store
 
@@ -219,10 +218,10 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
         rng = random.Random(seed)
         with Store.open(path) as store:
             league = _league(store)
-            spec = (league.config.get("games") or [None])[0] or queries.recent_games(store, league.id, limit=1)[0].base_game
+            spec = (league.config.get("games") or [None])[0] or store.recent_games(league.id, limit=1)[0].base_game
             seats = load(spec).num_players()
             bots = [b for b in store.bots(league.id, include_retired=False) if b.status == "active" and b.plays(spec)]
-            last = queries.last_key(store, league.id) or ""
+            last = store.last_key(league.id) or ""
             round_ = int(last[:6]) + 1 if last[:6].isdigit() else 0
             pool = playouts(spec, rng.randrange(2**62), SAMPLES, rng)
             labels = {b.id: b.label for b in bots}

@@ -12,6 +12,7 @@ are inline SVG drawn here), ``X-Content-Type-Options: nosniff``, ``Referrer-Poli
 from __future__ import annotations
 
 import difflib
+import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -32,7 +33,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.commands.leaderboard import document
 from arena.duplicates import twins
 from arena.league import LeagueConfig
-from arena.server import auth, pictures
+from arena import pictures
+from arena.server import auth
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.snapshot import MB
 from arena.text import dumps, shown
@@ -71,6 +73,13 @@ class Site:
         """This thread's connection (SQLite connections stay in their thread), made by :meth:`Store.another`: a
         second :meth:`Store.open` in this process would drop the process's locks on the file."""
         store = getattr(self.local, "store", None)
+        if store is not None:
+            try:  # a statement left unfinished (a cursor a generator or a traceback keeps) pins an old snapshot:
+                store.conn.execute("BEGIN")  # an empty transaction shows it (COMMIT fails while one is pending)
+                store.conn.execute("COMMIT")
+            except sqlite3.Error:
+                store.close()
+                store = None
         if store is None:
             with self.opening:
                 if self.base is None:
@@ -230,9 +239,8 @@ def create_app(site: Site) -> ASGIApp:
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
         doc = document(store, lg, h2h=True)
-        names = [r["bot"] for r in doc["bots"]][:30]
-        return page("leaderboard.html", v, site, doc=doc,
-                    matrix=pictures.h2h_matrix(names, doc["head_to_head"]) if names else "")
+        return page("leaderboard.html", v, site, doc=doc, matrix=pictures.matrix_figure(doc["bots"],
+                                                                                        doc["head_to_head"]))
 
     def bot_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
@@ -242,12 +250,10 @@ def create_app(site: Site) -> ASGIApp:
         row = next((r for r in doc["bots"] if r["bot_id"] == request.path_params["bot_id"]), None)
         if row is None:
             return not_found(v, site)
-        history = [(h.mu, h.sigma) for h in store.rating_history(lg.id, 0, 1 << 62) if h.bot_id == row["bot_id"]]
-        moves = [t for m in reversed(store.bot_moves(row["bot_id"], 50)) for t, s in zip(m.wall_times, m.move_seats)
-                 if m.seats[s] == row["bot_id"]]
         games = store.games(lg.id, order="recent", limit=50, bot_id=row["bot_id"])
-        return page("bot.html", v, site, row=row, games=games, rating=pictures.rating_history(history),
-                    moves=pictures.move_times(moves[-300:], site.config.limits.move_time))
+        figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row["bot_id"], []),
+                                       pictures.bot_move_times(store, row["bot_id"]), site.config.limits.move_time)
+        return page("bot.html", v, site, row=row, games=games, figures=figures)
 
     def game_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):

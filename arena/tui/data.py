@@ -25,9 +25,11 @@ from arena.outcome import winners
 from arena.progress import describe, read_progress
 from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
-from leaderboards import lock, queries
-from leaderboards.ratings import ALL, BotRating, conservative, leaderboard_order
+from arena.views import Standing, standing, standings
+from leaderboards import lock
+from leaderboards.ratings import ALL, conservative
 from leaderboards.store import Bot, League, Store, StoreError
+from leaderboards.store_views import HistoryRow
 
 RECENT_GAMES = 200
 """Rows in the games list."""
@@ -54,7 +56,8 @@ EloCell = tuple[float | None, float | None, float | None, int | None]
 
 @dataclass(frozen=True)
 class LeaderRow:
-    """One leaderboard line."""
+    """One leaderboard line: a :class:`arena.views.Standing` as the dashboard shows it (its label shown, its failures
+    one count), with the trend sparkline on top."""
 
     bot_id: int
     label: str
@@ -72,6 +75,11 @@ class LeaderRow:
     elo: EloCell | None = None
     """The batch Elo, its 95% interval and the bot's tied group (leaderboards/elo.py), all None for a bot without
     games (unrated); None until computed."""
+
+    @classmethod
+    def of(cls, row: Standing, trend: tuple[float, ...] = ()) -> LeaderRow:
+        return cls(row.bot_id, shown(row.bot), row.status, row.mu, row.sigma, row.exposed, row.games, row.wins,
+                   row.draws, row.losses, row.failures, trend)
 
 
 @dataclass(frozen=True)
@@ -248,16 +256,16 @@ class TrendHistory:
             return False
         deadline = time.perf_counter() + budget
         while True:
-            with queries.read_transaction(store):  # the check and the chunk from one state of the store
-                start, end = queries.history_bounds(store, league_id)
+            with store.read_transaction():  # the check and the chunk from one state of the store
+                start, end = store.history_bounds(league_id)
                 if start != self.start:  # rewritten (or first read): read again from the beginning
                     self.reset(league_id)
                     self.start = start
                 if end is None or self.last_seq >= end:
                     self.ready = True
                     return False
-                upto = queries.seq_after(store, league_id, self.last_seq, self.CHUNK) or end
-                rows = queries.rating_history(store, league_id, self.last_seq, upto)
+                upto = store.seq_after(league_id, self.last_seq, self.CHUNK) or end
+                rows = store.rating_history(league_id, self.last_seq, upto)
             self._add(rows)
             self.last_seq = upto
             if upto >= end:
@@ -268,7 +276,7 @@ class TrendHistory:
             if time.perf_counter() > deadline:
                 return True
 
-    def _add(self, rows: list[queries.HistoryRow]) -> None:
+    def _add(self, rows: list[HistoryRow]) -> None:
         series = self.series
         for r in rows:
             for key, value in (((ALL, r.bot_id), conservative(r.mu, r.sigma)),
@@ -282,7 +290,7 @@ class TrendHistory:
         """Whether every rated game of the league has been read."""
         if not store.has_history:
             return True
-        end = queries.history_bounds(store, league_id)[1]
+        end = store.history_bounds(league_id)[1]
         return self.league_id == league_id and (end is None or self.last_seq >= end)
 
     def trend(self, scope: str, bot_id: int) -> tuple[float, ...]:
@@ -357,7 +365,7 @@ class StoreReader:
         try:
             store = self._open()
             running = self.running()
-            version = (queries.change_token(store), running)
+            version = (store.change_token(), running)
             if not force and self._token is not None and self._token[1:] == (league, scope, version, h2h,
                                                                             self.trends.catch_ups, limit):
                 return None
@@ -396,24 +404,20 @@ class StoreReader:
                 scopes.append(spec)
         if scope not in scopes:
             scope = ALL
-        bots = {b.id: b for b in store.bots(league.id)}
-        ratings = store.ratings(league.id, scope)
-        listed = dict(ratings)
-        for bot in bots.values():  # entered bots with no rated game yet appear with the prior
-            if bot.id not in listed and bot.status != "retired" and (scope == ALL or bot.plays(scope)):
-                listed[bot.id] = BotRating()
         if league.id != self.trends.league_id:
             self.trends.reset(league.id)
-        rows = [self._row(bots.get(b), b, listed[b], self.trends.trend(scope, b)) for b in leaderboard_order(listed)]
+        rows = [LeaderRow.of(r, self.trends.trend(scope, r.bot_id))
+                for r in standings(store, league.id, scope=scope, dashboard=True)]
+        bots = {b.id: b for b in store.bots(league.id)}
         elo = self._batch_elo(store, league.id, scope, rows)
         rows = [replace(r, elo=elo.get(r.bot_id)) for r in rows]
         labels = {b.id: shown(b.label) for b in bots.values()}
-        games = [game_row(g, labels) for g in queries.recent_games(store, league.id, scope, limit or RECENT_GAMES)]
+        games = [game_row(g, labels) for g in store.recent_games(league.id, scope, limit or RECENT_GAMES)]
         if h2h:
             if self._h2h_for != (league.id, scope):
                 self._h2h, self._h2h_for, self._h2h_last = {}, (league.id, scope), 0
-            with queries.read_transaction(store):  # the counts and the id they reach from one state
-                new, last = queries.head_to_head_since(store, league.id, scope, self._h2h_last)
+            with store.read_transaction():  # the counts and the id they reach from one state
+                new, last = store.head_to_head_since(league.id, scope, self._h2h_last)
             if new:
                 counts = dict(self._h2h)  # a new dict: the UI thread may still hold the last snapshot's
                 for pair, (w, d, l) in new.items():
@@ -424,9 +428,9 @@ class StoreReader:
         elif self._h2h_for != (league.id, scope):  # hidden and stale: not worth a query until shown
             self._h2h, self._h2h_for = {}, None
         return Snapshot(str(self.path), [lg.name for lg in leagues], league.name, scopes, scope,
-                        queries.count_games(store, league.id, scope), rows, games, self._h2h,
+                        store.count_games(league.id, scope), rows, games, self._h2h,
                         self.trends.complete(store, league.id), "" if store.has_history else NO_HISTORY,
-                        queries.count_provisional(store, league.id) if store.has_history else 0,
+                        store.count_provisional(league.id) if store.has_history else 0,
                         relaxed=stored_relaxed(league.config))
 
     _elo_for: tuple[Any, ...] = ()
@@ -439,7 +443,7 @@ class StoreReader:
         """The batch Elo of the rows' bots, refitted when the games changed, but while games keep coming at most once
         per ten times its own cost (100,000 games take about a second to fit)."""
         key = (league_id, scope, tuple(r.bot_id for r in rows))
-        count = queries.count_games(store, league_id, scope)
+        count = store.count_games(league_id, scope)
         fresh = key == self._elo_for[:3]
         if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
             return self._elo
@@ -450,12 +454,6 @@ class StoreReader:
         self._elo_for, self._elo_at = (*key, count), time.monotonic()
         self._elo_cost = self._elo_at - started
         return self._elo
-
-    @staticmethod
-    def _row(bot: Bot | None, bot_id: int, r: BotRating, trend: tuple[float, ...]) -> LeaderRow:
-        label = shown(bot.label) if bot else f"bot {bot_id}"
-        return LeaderRow(bot_id, label, bot.status if bot else "?", r.mu, r.sigma, r.exposed, r.games, r.wins,
-                         r.draws, r.losses, r.failures, trend)
 
     # -- on demand -------------------------------------------------------------------------------
     def games_of(self, bot_id: int, *, opponent: int | None = None, failed: bool = False,
@@ -505,10 +503,10 @@ class StoreReader:
         league = next((lg for lg in store.leagues() if lg.id == bot.league_id), None)
         limits = dict(league.config.get("limits", {}) or {}) if league else {}
         rating = store.ratings(bot.league_id, scope).get(bot_id)
-        row = self._row(bot, bot_id, rating, self.trends.trend(scope, bot_id)) if rating else None
+        row = LeaderRow.of(standing(0, bot, rating), self.trends.trend(scope, bot_id)) if rating else None
         times: list[float] = []
         failures: list[tuple[int, str, int, str]] = []
-        played = queries.bot_moves(store, bot_id, DETAIL_GAMES)
+        played = store.bot_moves(bot_id, DETAIL_GAMES)
         for g in played:
             mine = {seat for seat, b in enumerate(g.seats) if b == bot_id}
             times.extend(t for s, t in zip(g.move_seats, g.wall_times) if s in mine)
@@ -533,7 +531,7 @@ class StoreReader:
     def _elo(store: Store, bot: Bot, scope: str) -> dict[str, Any] | None:
         """This version's batch Elo among the league's current bots (as `arena leaderboard` shows it)."""
         from leaderboards.elo import annotate  # start-up: numpy only when a rating is fitted (as above)
-        if queries.count_games(store, bot.league_id, scope) > ELO_MAX_GAMES:
+        if store.count_games(bot.league_id, scope) > ELO_MAX_GAMES:
             return None
         rows = [{"bot_id": b.id} for b in store.bots(bot.league_id, include_retired=False)]
         if bot.id not in {r["bot_id"] for r in rows}:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.schedule import league_schedule
-from leaderboards import queries, rating_fold
+from leaderboards import rating_fold
 from leaderboards.ratings import ALL, RatedGame, Rater
 from leaderboards.store import SCHEMA_VERSION, Store
 
@@ -153,7 +153,7 @@ def assert_equals_fold(store: Store, league_id: int) -> None:
         stored = store.ratings(league_id, scope)[bot]
         assert (stored.mu, stored.sigma, stored.games, stored.wins, stored.draws) == (r.mu, r.sigma, r.games, r.wins,
                                                                                      r.draws)
-    assert queries.count_provisional(store, league_id) == 0
+    assert store.count_provisional(league_id) == 0
 
 
 @pytest.fixture
@@ -248,7 +248,7 @@ def test_a_bot_entered_late_is_rated_provisionally_then_recomputed_once(store: S
             store.record_game(league.id, f.key, f.game, f.round, f.seats, record(results[f.key]))
             outstanding = [p.key for p in pending] + [t.key for t in todo]
             store.rate_pending(league.id, before=min(outstanding) if outstanding else None)
-            provisional.append(queries.count_provisional(store, league.id))
+            provisional.append(store.count_provisional(league.id))
         store.rate_pending(league.id)
         return provisional
 
@@ -334,6 +334,6 @@ def test_provisional_games_are_recomputed_even_when_nothing_new_is_left_to_rate(
     for i in range(2):
         store.record_game(league.id, f"000000|nim|b{i}|0", "nim", 0, [ids[i], ids[2]], record(outcome(rng, 2)))
         store.rate_pending(league.id, before="000001|nim|skipped|0")
-    assert queries.count_provisional(store, league.id) == 2
+    assert store.count_provisional(league.id) == 2
     assert store.rate_pending(league.id) == 0  # nothing new, but the provisional games are made exact
     assert_equals_fold(store, league.id)
