@@ -160,18 +160,24 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+DRAIN = 32 << 20
+"""Bytes of a too-big body read and thrown away so the client reads its 413 (beyond: the connection is dropped)."""
+
+
 async def limited_body(request: Request, limit: int) -> bytes | None:
-    """The request body, or None as soon as it is longer than ``limit`` (never buffered past it)."""
+    """The request body, or None when it is longer than ``limit`` (never buffered past it; the rest is read and
+    dropped, up to :data:`DRAIN` bytes, so that a client still sending gets the answer instead of a reset)."""
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > limit):
+    if length is not None and (not length.isdigit() or int(length) > DRAIN):
         return None
     chunks, total = [], 0
     async for chunk in request.stream():
         total += len(chunk)
-        if total > limit:
+        if total > DRAIN:
             return None
-        chunks.append(chunk)
-    return b"".join(chunks)
+        if total <= limit:
+            chunks.append(chunk)
+    return b"".join(chunks) if total <= limit else None
 
 
 async def upload_form(request: Request, limit: int) -> tuple[dict[str, str], tuple[str, bytes] | None] | None:
