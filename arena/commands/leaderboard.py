@@ -13,6 +13,7 @@ from rich.text import Text
 
 from arena.commands.locate import league_store
 from arena.errors import ConfigError
+from arena.outcome import COUNTERS
 from arena.text import csv_cell, dumps, out_console, shown
 from arena.views import H2HCell, Standing, document  # noqa: F401 - (document: arena serve imports it from here)
 from arena.views import leaderboard as leaderboard_view
@@ -21,9 +22,10 @@ from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL, elo_text
 from leaderboards.store import DEFAULT_DB, Store
 
-CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", "timeouts",
-              "crashes", "illegal", "memory", "protocol", "version", "spec", "status_reason")
-"""``spec``: a built-in bot's spec or a file bot's entry file; ``status_reason``: why it is on probation or retired."""
+CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", *COUNTERS,
+              "version", "spec", "status_reason")
+"""``spec``: a built-in bot's spec or a file bot's entry file; ``status_reason``: why it is on probation or retired;
+the failure counters (timeouts, crashes, ...) are :data:`arena.outcome.COUNTERS`."""
 H2H_CSV_FIELDS = ("bot", "opponent", "games", "wins", "draws", "losses", "win_rate")
 
 
