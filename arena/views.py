@@ -16,12 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from arena.outcome import COUNTERS
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
 
-FAILURE_COUNTS = ("timeouts", "crashes", "illegal", "memory", "protocol")
+FAILURE_COUNTS = COUNTERS
 """The per-reason failure counters of a rating (:class:`leaderboards.ratings.BotRating`), in the order every
-screen lists them; each is also its label (``2 timeouts, 1 crashes``)."""
+screen lists them; each is also its label (``2 timeouts, 1 crashes``): :data:`arena.outcome.COUNTERS`."""
 SLOWEST = 10
 """Slowest moves listed per bot."""
 
