@@ -313,6 +313,7 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
         if spec is not None and (table.format != "arena" or table.agent is not None):
             raise fail(f"bots[{i}].format and agent are for a bot file or folder (file = ...), not a built-in spec")
         if table.format == "comp424":
+            # start-up: the COMP424 adapter loads only for its bots
             from arena.comp424 import check_entry
             try:
                 path = check_entry(base, file, table.entry, plays or specs)

@@ -235,6 +235,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         on_start(summary)
     batches = None
     if config.schedule == "adaptive" and todo:  # batch after batch where the ranking is least certain (arena.adaptive)
+        # start-up: only for adaptive schedules
         from arena.adaptive import league_batches
         batches = league_batches(store, league.id, config, todo)
         todo = next(batches, [])
@@ -409,7 +410,7 @@ class _Writer:
 
 def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:
     if name == "ray":  # (run_league connected already; concurrency 0: the cluster's CPUs)
-        from arena.ray_backend import RayBackend  # optional
+        from arena.ray_backend import RayBackend  # optional: ray
         return RayBackend(concurrency=concurrency or None, address=address)
     return workers.LocalBackend(concurrency)
 

@@ -163,6 +163,7 @@ class Reporter:
         if self._bar is not None:
             self._bar.console.print(message)
         else:
+            # start-up: rich only when printing
             from rich.text import Text
             print(Text.from_markup(message).plain, file=self.stream, flush=True)
 
@@ -175,6 +176,7 @@ class Reporter:
             with self._lock:
                 self._emit()
         if self.sidecar is not None and self._last_write > float("-inf"):  # ours, and the run is over
+            # start-up: only for a run that wrote its note
             from leaderboards import lock
             lock.clear_note(self.sidecar)
         with self._lock:

@@ -76,7 +76,7 @@ def shown(value: object, *, lines: bool = False) -> str:
 
 def text(value: object, style: str = "", *, lines: bool = False) -> Text:
     """:func:`shown` as a Rich :class:`~rich.text.Text`: Rich and Textual show it as is, never as markup."""
-    from rich.text import Text  # here: the CLI's error path imports this module and need not load Rich
+    from rich.text import Text  # start-up: the CLI's error path imports this module and need not load Rich
     return Text(shown(value, lines=lines), style=style)
 
 

@@ -282,7 +282,7 @@ class GameEntry:
 def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, BotFacts], list[GameEntry]]:
     """One pass over a league's games (oldest first): the facts of each bot id and the game list. ``seen`` is
     called with each game on the way (the report draws the replays of the newest games in the same pass)."""
-    from arena.moves import failure_move  # (arena.moves: the one numbering of moves)
+    from arena.moves import failure_move  # start-up: only for a game list (arena.moves: the one numbering of moves)
     facts: dict[int, BotFacts] = defaultdict(BotFacts)
     listing: list[GameEntry] = []
     for g in games:

@@ -104,6 +104,7 @@ class OpenSpielMCTSBot(OpenSpielBot):
     def step(self, state: Any, limit: Limit) -> int:
         budget = think_time(limit)
         if budget is not None and budget != self._wall:  # OpenSpiel's own clock stops the search in time
+            # optional: open_spiel
             import pyspiel
             self._wall = budget
             self.bot = pyspiel.MCTSBot(*self._args, pyspiel.ChildSelectionPolicy.UCT, max(0.01, budget * 0.9))

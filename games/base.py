@@ -84,7 +84,7 @@ class Game:
         """The board as a Rich renderable for the TUI, drawn from ``state.observation()`` alone (a replay
         rebuilds observations, never states). Default: the observation's ``text`` field when it has one
         (``str(state)``), else its fields one per line."""
-        from rich.text import Text  # the TUI's dependency, imported only when a board is drawn
+        from rich.text import Text  # start-up: the TUI's dependency, imported only when a board is drawn
         text = observation.get("text")
         if isinstance(text, str):
             return Text(text)
@@ -105,7 +105,7 @@ class Game:
         arrays (``hex``: ``board``; ``colosseum``: ``walls`` as the course's bool ``(M, M, 4)``), numbers 0-d
         arrays; names and other non-numeric fields are left out. The compiled states keep bit-packed or
         C-array layouts, so these are copies (one small copy each); see docs/adding-a-game.md."""
-        import numpy as np  # only for the bots that ask
+        import numpy as np  # start-up: numpy only for the bots that ask
         out: dict[str, Any] = {}
         for key, value in state.observation().items():
             try:

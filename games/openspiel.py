@@ -28,6 +28,7 @@ def import_pyspiel() -> Any:
         GameSpecError: open_spiel is not installed.
     """
     try:
+        # optional: open_spiel (said when missing)
         import pyspiel
     except ImportError as exc:
         raise GameSpecError(f"openspiel: games need open_spiel, which is not installed here ({exc}); "
@@ -126,6 +127,7 @@ class OpenSpielGame(Game):
     def observation_arrays(self, state: Any) -> dict[str, Any]:
         """``observation``: OpenSpiel's observation tensor for the player to move (player 0 at chance and at
         the end), in the game's tensor shape, when the game provides one."""
+        # start-up: numpy only for the bots that ask
         import numpy as np
         out = super().observation_arrays(state)
         if self.kind.provides_observation_tensor:

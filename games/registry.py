@@ -34,6 +34,7 @@ _GAMES: dict[str, "str | type[Game]"] = {
 @lru_cache(maxsize=1)
 def _entry_points() -> dict[str, str]:
     """name -> "module:Class" of every installed ``arena.games`` entry point (read once per process)."""
+    # start-up: read once, only when a name is not a built-in game
     from importlib.metadata import entry_points
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
@@ -67,6 +68,7 @@ def game_class(name: str) -> type["Game"]:
         GameSpecError: unknown name (the message lists the valid ones).
     """
     if name == "openspiel":  # the class of every openspiel: game (the sandbox's fork server preloads it by name)
+        # start-up: the OpenSpiel adapter loads only for openspiel: games
         from games.openspiel import OpenSpielGame, import_pyspiel
         import_pyspiel()
         return OpenSpielGame
@@ -89,6 +91,7 @@ def has_draws(spec_or_name: str) -> bool:
     """Whether a game's rules allow a draw (``Game.has_draws``), from its spec or name. A game that is not
     installed here (a stored league of a removed game) counts as having none."""
     if spec_or_name.startswith(OPENSPIEL_PREFIX):
+        # start-up: the OpenSpiel adapter loads only for openspiel: games
         from games.openspiel import OpenSpielGame
         return OpenSpielGame.has_draws
     try:
@@ -107,6 +110,7 @@ def load(spec: "str | Game") -> "Game":
     if isinstance(spec, Game):
         return spec
     if isinstance(spec, str) and spec.strip().startswith(OPENSPIEL_PREFIX):
+        # start-up: the OpenSpiel adapter loads only for openspiel: games
         from games.openspiel import OpenSpielGame
         return OpenSpielGame.from_spec(spec.strip()[len(OPENSPIEL_PREFIX):])
     name, params = parse_spec(spec)

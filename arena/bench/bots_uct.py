@@ -153,6 +153,7 @@ def slowest_move(spec: str, game_spec: str, moves: int, seconds: float = 2.0, se
 
 def run(quick: bool = False) -> Iterator[Record]:
     try:
+        # optional: open_spiel
         import pyspiel  # noqa: F401
     except ImportError:
         print("bench bots (uct): open_spiel is not installed; skipping the OpenSpiel comparisons")

@@ -212,10 +212,12 @@ def ray_vs_local(small: LeagueConfig, big: LeagueConfig, quick: bool = False) ->
     concurrency (2), measured alternately in one run: steady state (every one-time cost cancels) and the ms
     Ray adds to each game's slot, and end to end (a driver connecting to the running cluster)."""
     try:
+        # optional: ray
         import ray  # noqa: F401
     except ImportError:
         print("bench league: ray is not installed, skipping Ray vs local (pip install 'arena[ray]')", file=sys.stderr)
         return
+    # optional: ray (checked above)
     from arena.ray_backend import connect
     n = 2
     with LocalCluster(nodes=2, cpus=1) as cluster:
@@ -228,7 +230,7 @@ def ray_vs_local(small: LeagueConfig, big: LeagueConfig, quick: bool = False) ->
                 for backend in ("local", "ray"):
                     samples[backend].append(steady_state(small, big, n, backend))
         finally:
-            import ray
+            import ray  # optional: ray (checked above)
             ray.shutdown()
             for k, v in previous.items():
                 if v is None:

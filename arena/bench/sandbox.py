@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -108,8 +109,7 @@ class Bot:
 def referee_cpu_noisy(moves: int, seconds: float = 0.05) -> float:
     """The referee's CPU seconds per move against a bot that prints one byte per write for ``seconds`` of every
     move (what the referee does because of what a bot sends: bounded per move, arena/sandbox/channel.py)."""
-    import tempfile
-
+    # start-up: the sandbox stack loads only when this suite runs
     from arena.referee import describe_bot
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
@@ -224,6 +224,7 @@ def run(quick: bool = False) -> Iterable[Record]:
                         "to one CPU: no cross-CPU wake-ups")
     _, _, quiet = sandboxed_round_trip(moves // 3)
     noisy = referee_cpu_noisy(10 if quick else 40)
+    # start-up: the sandbox stack loads only when this suite runs
     from arena.sandbox.channel import OUTPUT_PAUSE, OUTPUT_PER_MOVE, READS_PER_MOVE
     yield cost(SUITE, "referee CPU per move, bot printing one byte a write for 50 ms a move", noisy * 1e6, "us",
                "referee CPU per move, trivial bot that sends nothing extra", quiet * 1e6,

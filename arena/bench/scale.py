@@ -219,6 +219,7 @@ def plot(raw: dict[str, Any], path: Path) -> Path | None:
     try:
         import matplotlib  # optional: matplotlib, for PNG plots only
         matplotlib.use("Agg")
+        # optional: matplotlib (the plots extra)
         import matplotlib.pyplot as plt
     except ImportError:
         return None

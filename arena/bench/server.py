@@ -72,6 +72,7 @@ def _submit(base: str, token: str, i: int) -> int:
 
 def validation_alone() -> float:
     """Seconds of one bot's validation games played here (no server, no queue)."""
+    # start-up: loaded only when this benchmark runs
     from arena.snapshot import single
     from arena.validation import verdict
     snap = single("b.py", BOT)

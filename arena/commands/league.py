@@ -67,6 +67,7 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     if relaxed:  # on every run, before any game: the organiser must not forget it is on
         click.echo(f"arena: warning: league {shown(cfg.name)} runs with the sandbox relaxed: "
                    f"{shown('; '.join(relaxed))}", err=True)
+    # start-up: a command's modules load only when it runs
     from arena.progress import Reporter
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
 

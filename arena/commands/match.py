@@ -39,6 +39,7 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 def labels_for(bots: Sequence[str]) -> list[str]:
     """Display names; repeated bots get #1, #2 so their results stay apart."""
+    # start-up: a command's modules load only when it runs
     from arena.referee import bot_label
     base = [bot_label(b) for b in bots]
     return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]

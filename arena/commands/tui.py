@@ -24,6 +24,6 @@ def tui(db: str | None, league: str | None, poll: float) -> None:
     if league is not None and is_league_file(league):
         path, league = league_store(league, db, must_exist=False)  # the dashboard waits for the store
         db = str(path)
-    from arena.tui.app import ArenaApp  # textual is imported only when the command runs
+    from arena.tui.app import ArenaApp  # start-up: textual is imported only when the command runs
 
     ArenaApp(db or DEFAULT_DB, league=league, poll_interval=poll).run()

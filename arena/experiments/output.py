@@ -152,6 +152,7 @@ def png_plot(table: Table, path: Path) -> Path | None:
         import matplotlib  # optional: matplotlib, for PNG plots only
 
         matplotlib.use("Agg")
+        # optional: matplotlib (the plots extra)
         import matplotlib.pyplot as plt
     except ImportError:
         return None

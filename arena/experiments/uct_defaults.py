@@ -9,6 +9,7 @@ change when the defaults do. Hex has no draws.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import bots
@@ -17,6 +18,9 @@ from arena.experiments.core import Experiment, Runner, Table, common_params, der
 from arena.experiments.tasks import deals_for
 from bots.base import Limit
 from games.spec import Param
+
+# The module (the package's ``arena.play`` is the function), so a test's patch of its ``play`` is seen.
+_PLAY = importlib.import_module("arena.play")
 
 CONFIGS = {
     "study": "uct(c=annealed,expand=all,sims_per_leaf=11,final=winrate)",
@@ -32,13 +36,14 @@ OPPONENTS = {"mc": "mc(n=0,margin=0)", "mctsbot": "MCTSBot"}
 def hex_deals(config: str, opponent: str, size: int, move_time: float, n_deals: int, seed: int) -> list[int]:
     """``n_deals`` deals of ``config`` against ``opponent`` on Hex: each deal one seed, the configuration in
     seat 0 then seat 1, ``move_time`` seconds per move for both and no margin. [wins, losses, draws]."""
-    from arena.play import play  # looked up per call: the experiment tests record games by patching arena.play.play
+    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.play.play
     spec = CONFIGS[config].replace(")", ",margin=0)")
     counts = [0, 0, 0]
     for g in range(n_deals):
         deal = derive_seed(seed, g) % 2**31
         for seat in (0, 1):
             if opponent == "mctsbot":
+                # optional: open_spiel (only against its bots)
                 from arena.bench.bots_uct import play_openspiel
 
                 result, _slowest = play_openspiel(size, move_time, seat, deal, spec=spec)
@@ -54,6 +59,7 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
     opponents = list(cfg["opponents"])
     if "mctsbot" in opponents:
         try:
+            # optional: open_spiel
             import pyspiel  # noqa: F401
         except ImportError:
             opponents.remove("mctsbot")  # said in the table's note

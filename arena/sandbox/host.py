@@ -10,6 +10,7 @@ stderr (which the referee keeps) and reports ``{"error": reason}`` before exitin
 from __future__ import annotations
 
 import importlib.util
+import operator
 import os
 import sys
 from typing import Any
@@ -96,9 +97,11 @@ def apply_layers(layers: dict[str, Any]) -> dict[str, Any]:
     """Applies the in-process layers the referee asked for; returns what is active."""
     active: dict[str, Any] = {"uid": os.getuid()}
     if layers.get("landlock"):
+        # start-up: a layer's module loads only when the referee asks for the layer
         from arena.sandbox import landlock
         active["landlock"] = landlock.restrict(layers["read_paths"])
     if layers.get("seccomp"):
+        # start-up: a layer's module loads only when the referee asks for the layer
         from arena.sandbox import seccomp
         seccomp.install(deny_affinity=bool(layers.get("deny_affinity")))  # no cpuset holds its CPUs
         active["seccomp"] = True
@@ -108,6 +111,7 @@ def apply_layers(layers: dict[str, Any]) -> dict[str, Any]:
 def load_bot(spec: dict[str, Any], game: Any, seat: int, seed: int) -> Any:
     """Builds the bot: a built-in spec via the registry, or ``Bot(game, seat, seed)`` from a file."""
     if spec["kind"] == "builtin":
+        # start-up: the bot registry only for a built-in bot (a bot file's process never loads it)
         import bots
         return bots.make(spec["spec"], game, seat, seed)
     global _ROOT
@@ -148,7 +152,6 @@ def _read_action(value: Any) -> dict[str, Any]:
         return {"bad_action": f"an integer of {number.bit_length()} bits"}
     if kind is bool or issubclass(kind, (float, str, bytes)):
         return {"bad_action": _describe(value)}
-    import operator
     try:  # numpy integers and friends
         number = operator.index(value)
     except TypeError:
@@ -158,6 +161,7 @@ def _read_action(value: Any) -> dict[str, Any]:
 
 def serve() -> None:
     """The host's main loop."""
+    # start-up: only in the main loop (a process that imports this module for its helpers loads no game)
     import games
     from bots.base import Limit
     reader = protocol.FrameReader(_IN_FD)

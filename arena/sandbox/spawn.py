@@ -345,5 +345,6 @@ def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int
 
 def choose_pid_ns(plan: Plan) -> None:
     """A PID namespace for every bot that gets the other namespaces, where the kernel allows it."""
+    # start-up: the layer checks only in the referee (a bot's own start never loads them)
     from arena.sandbox import check
     plan.pid_ns = plan.mount_ns and check.active("pid_namespace")

@@ -57,6 +57,7 @@ def _recv(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any] | None,
 # -- the zygote process ----------------------------------------------------------------------------------
 def serve(control_fd: int) -> None:
     """The zygote's main loop (``python -c ... zygote.serve(fd)``)."""
+    # start-up: the fork server loads these once, before any fork (the referee's process never does)
     import importlib.util  # noqa: F401
     import traceback  # noqa: F401
 
@@ -169,6 +170,7 @@ def _preload() -> None:
     played ``mc`` (docs/sandbox.md, "What a bot inherits"). No built-in bot pays for its imports either
     (~2-5 ms per bot); the server's start pays ~0.15 s once. A game or bot that fails to import is left for
     the bot's own start to report."""
+    # start-up: only in the fork server
     import importlib
 
     from bots.registry import bot_class, bot_names
@@ -184,6 +186,7 @@ def _preload() -> None:
 
 def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int) -> None:
     """In the forked child: become a hardened bot host, exactly as the exec path does."""
+    # start-up: loaded by serve() already; named here for the child
     from arena.sandbox import host, spawn
     try:
         req_r, resp_w, err_w = fds
@@ -270,6 +273,7 @@ class Zygote:
     def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
         """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server
         learns nothing of the bot's code or its opponents: only the plan (mounts, uid, cgroups, limits)."""
+        # start-up: the referee side loads the child's set-up only when a bot starts
         from arena.sandbox import spawn
         spawn.choose_pid_ns(plan)
         with self._lock:

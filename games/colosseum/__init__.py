@@ -42,7 +42,7 @@ class ColosseumGame(Game):
 
     @classmethod
     def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
-        from games.colosseum.board import render_colosseum  # Rich, only when a board is drawn
+        from games.colosseum.board import render_colosseum  # start-up: Rich, only when a board is drawn
         return render_colosseum(observation, names)
 
     def new_initial_state(self) -> ColosseumState:
@@ -54,6 +54,7 @@ class ColosseumGame(Game):
     def observation_arrays(self, state: Any) -> dict[str, Any]:
         """As every game's, with ``walls`` unpacked from the state's wall bytes (``games.colosseum.arrays``:
         about 3x faster than converting the nested lists)."""
+        # start-up: numpy only for the bots that ask for arrays
         from games.colosseum.arrays import chess_board, positions
         import numpy as np
         return {"walls": chess_board(state), "positions": positions(state), "size": np.asarray(state.size),

@@ -34,7 +34,7 @@ class DoubleStepGame(Game):
 
     @classmethod
     def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
-        from games.doublestep.board import render_doublestep  # Rich, only when a board is drawn
+        from games.doublestep.board import render_doublestep  # start-up: Rich, only when a board is drawn
         return render_doublestep(observation, names)
 
     def new_initial_state(self) -> DoubleStepState:

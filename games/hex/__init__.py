@@ -27,7 +27,7 @@ class HexGame(Game):
 
     @classmethod
     def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
-        from games.hex.board import render_hex  # Rich, only when a board is drawn
+        from games.hex.board import render_hex  # start-up: Rich, only when a board is drawn
         return render_hex(observation, names)
 
     def observation_arrays(self, state: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ class NimGame(Game):
 
     @classmethod
     def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
-        from games.nim.board import render_nim  # Rich, only when a board is drawn
+        from games.nim.board import render_nim  # start-up: Rich, only when a board is drawn
         return render_nim(observation, names)
 
     def new_initial_state(self) -> NimState:

@@ -57,7 +57,7 @@ class SorryGame(Game):
 
     @classmethod
     def render_board(cls, observation: Mapping[str, Any], names: Sequence[str] | None = None) -> Any:
-        from games.sorry.board import render_sorry  # Rich, only when a board is drawn
+        from games.sorry.board import render_sorry  # start-up: Rich, only when a board is drawn
         return render_sorry(observation, names)
 
     def new_initial_state(self) -> SorryState:
