@@ -225,8 +225,8 @@ class Rater:
                 else:
                     entry.losses += 1
                 for reason in failure_reasons(game.terminations, game.failures, seat):
-                    if reason in entry.failed:  # (a word keys its Termination: a StrEnum hashes as its word)
-                        entry.failed[reason] += 1
+                    if reason in entry.failed:  # (a word no Termination has, a hand-edited store's, counts nowhere)
+                        entry.failed[Termination(reason)] += 1
                 touched.append((scope, game.seats[seat]))
         return touched
 
