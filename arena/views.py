@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from arena.moves import failure_move, failure_where
 from arena.outcome import COUNTERS
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
@@ -237,11 +238,8 @@ class BotFailure:
     reason: str
     move: int
     detail: str
-
-    @property
-    def where(self) -> str:
-        """``crash at move 3`` (:func:`arena.moves.failure_where`'s words)."""
-        return f"{self.reason} at move {self.move}"
+    where: str
+    """``crash at move 3`` (:func:`arena.moves.failure_where`: the words every display uses)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -282,7 +280,6 @@ class GameEntry:
 def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, BotFacts], list[GameEntry]]:
     """One pass over a league's games (oldest first): the facts of each bot id and the game list. ``seen`` is
     called with each game on the way (the report draws the replays of the newest games in the same pass)."""
-    from arena.moves import failure_move  # start-up: only for a game list (arena.moves: the one numbering of moves)
     facts: dict[int, BotFacts] = defaultdict(BotFacts)
     listing: list[GameEntry] = []
     for g in games:
@@ -300,7 +297,8 @@ def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, 
                     heapq.heappushpop(f.slowest_heap, item)
         for fail in g.failures:
             facts[g.seats[fail["seat"]]].failures.append(
-                BotFailure(g.id, g.game, fail["seat"], fail["reason"], failure_move(fail), fail.get("detail") or ""))
+                BotFailure(g.id, g.game, fail["seat"], fail.get("reason", "?"), failure_move(fail),
+                           fail.get("detail") or "", failure_where(fail)))
         listing.append(GameEntry(g.id, g.game, g.players, result_text(g), g.finished))
         if seen is not None:
             seen(g)

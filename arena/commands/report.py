@@ -6,17 +6,16 @@
 - ``DIR/replay.html``: a replay viewer; the games' frames are in ``DIR/data/*.js`` files loaded by ``<script>``
   tags, so everything works from ``file://`` and from any web host, with no server and nothing from a CDN.
 
-Every name, file name and failure detail comes from bots or users' files: HTML gets :func:`h` (shown, then
-escaped), JSON inside a script gets :func:`script_json` (no ``</script>`` can end it), and the viewer sets data
-with ``textContent`` only (docs/architecture.md, "Untrusted text").
+The pages render :mod:`arena.views`' rows through Jinja2 templates (``arena/templates/report_*.html``, autoescape
+on: :mod:`arena.pages`). Every name, file name and failure detail comes from bots or users' files: HTML escapes
+each value by default, JSON inside a script gets :func:`script_json` (no ``</script>`` can end it), and the viewer
+sets data with ``textContent`` only (docs/architecture.md, "Untrusted text").
 """
 from __future__ import annotations
 
 import functools
-import heapq
-import html
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,28 +26,26 @@ import games as games_pkg
 from arena.commands.export import iso, last_line
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
-from arena.moves import OPENING, Movers, failure_move, failure_where
+from arena.moves import OPENING, Movers, failure_move
+from arena.pages import render
 from arena.publish import FolderWriter
 from arena.text import dumps, shown
-from leaderboards.standings import head_to_head, standings
+from arena.views import (
+    BotFacts,
+    GameEntry,
+    H2HCell,
+    Standing,
+    bot_facts,
+    head_to_head,
+    result_text,
+    standings,
+)
 from leaderboards.store import Store, StoredGame
 
 CHUNK = 100
 """Games per data file of the replay viewer."""
-SLOWEST = 10
-"""Slowest moves listed per bot."""
 TRACEBACK_LINES = 12
 """Lines of a failure's detail (the tail of the bot's traceback) on its bot page."""
-
-
-def h(value: object) -> str:
-    """Untrusted text for HTML: shown literally (:func:`arena.text.shown`), then HTML-escaped."""
-    return html.escape(shown(value), quote=True)
-
-
-def h_block(value: object) -> str:
-    """A block (a traceback, a board) for a ``<pre>``: lines kept, each shown literally, HTML-escaped."""
-    return html.escape(shown(value, lines=True), quote=True)
 
 
 def script_json(value: Any) -> str:
@@ -57,16 +54,6 @@ def script_json(value: Any) -> str:
     out = dumps(value)
     return out.replace("</", "<\\/").replace("<!--", "<\\!--").replace("\u2028", "\\u2028").replace("\u2029",
                                                                                                       "\\u2029")
-
-
-@dataclass
-class BotFacts:
-    """What a bot's page lists, gathered in one pass over the games."""
-
-    results: list[dict[str, Any]] = field(default_factory=list)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    slowest: list[tuple[float, int, int, float]] = field(default_factory=list)
-    """A min-heap of (wall seconds, game id, the bot's move number in that game, cpu seconds)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -143,141 +130,46 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         return None
 
 
-def result_text(g: StoredGame) -> str:
-    return ", ".join(f"{p} {r:+g}" + ("" if t == "normal" else f" ({t})")
-                     for p, r, t in zip(g.players, g.returns, g.terminations))
-
-
-def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFacts], list[dict[str, Any]],
+def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFacts], list[GameEntry],
                                                                    dict[int, dict[str, Any]]]:
-    """One pass over a league's games: facts per bot id, the game list, and the replays of the newest
-    ``replays`` games (game id -> replay)."""
-    facts: dict[int, BotFacts] = defaultdict(BotFacts)
-    listing: list[dict[str, Any]] = []
+    """One pass over a league's games: facts per bot id and the game list (:func:`arena.views.bot_facts`), and the
+    replays of the newest ``replays`` games (game id -> replay)."""
     shown_replays: dict[int, dict[str, Any]] = {}
     first_replayed = store.count_games(league_id) - replays
     cache: dict[str, Any] = {}
-    for i, g in enumerate(store.iter_games(league_id)):
-        for seat, bot_id in enumerate(g.seats):
-            f = facts[bot_id]
-            f.results.append({"id": g.id, "game": g.game, "seat": seat, "return": g.returns[seat] if g.returns else 0,
-                              "termination": g.terminations[seat] if g.terminations else "",
-                              "opponents": [p for s, p in enumerate(g.players) if s != seat]})
-            mine = [k for k, s in enumerate(g.move_seats) if s == seat]
-            for n, k in enumerate(mine):
-                item = (g.wall_times[k], g.id, n + 1, g.cpu_times[k] if k < len(g.cpu_times) else 0.0)
-                if len(f.slowest) < SLOWEST:
-                    heapq.heappush(f.slowest, item)
-                else:
-                    heapq.heappushpop(f.slowest, item)
-        for fail in g.failures:
-            facts[g.seats[fail["seat"]]].failures.append({"id": g.id, "game": g.game, **fail})
-        entry = {"id": g.id, "game": g.game, "players": g.players, "result": result_text(g),
-                 "finished": iso(g.finished), "chunk": None}
-        if i >= first_replayed:
-            replay = frames(g, cache)
-            if replay is not None:
-                entry["chunk"] = len(shown_replays) // CHUNK
-                shown_replays[g.id] = {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns,
-                                       "terminations": g.terminations, "result": result_text(g),
-                                       "failures": [{"seat": x["seat"], "reason": x["reason"],
-                                                     "move": failure_move(x),
-                                                     "detail": last_line(x.get("detail", ""))} for x in g.failures],
-                                       "frames": replay}
-        listing.append(entry)
+    seen = 0
+
+    def replay(g: StoredGame) -> None:
+        nonlocal seen
+        seen += 1
+        if seen <= first_replayed:
+            return
+        drawn = frames(g, cache)
+        if drawn is not None:
+            shown_replays[g.id] = {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns,
+                                   "terminations": g.terminations, "result": result_text(g),
+                                   "failures": [{"seat": x["seat"], "reason": x["reason"], "move": failure_move(x),
+                                                 "detail": last_line(x.get("detail", ""))} for x in g.failures],
+                                   "frames": drawn}
+
+    facts, listing = bot_facts(store.iter_games(league_id), replay)
     return facts, listing, shown_replays
 
 
-# -- pages ---------------------------------------------------------------------------------------------------------
-def page(title: str, body: str, *, root: str = "", scripts: tuple[str, ...] = ()) -> str:
-    """A whole HTML page (``title`` already escaped); ``root`` is the way back to DIR from the page."""
-    tags = "".join(f'<script src="{root}{s}"></script>' for s in scripts)
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{title}</title><link rel="stylesheet" href="{root}report.css"></head>\n'
-            f"<body>\n{body}\n{tags}</body></html>\n")
+# -- pages (arena/templates/report_*.html) ---------------------------------------------------------------------------
+def index_page(league: str, rows: Sequence[Standing], total: int, replayed: int) -> str:
+    return render("report_index.html", root="", scripts=(), league=league, rows=rows, total=total,
+                  replayed=replayed)
 
 
-def table(headers: list[str], rows: list[list[str]], *, table_id: str = "") -> str:
-    """An HTML table; ``headers`` and cells are HTML already (escape untrusted parts with :func:`h`)."""
-    head = "".join(f"<th>{x}</th>" for x in headers)
-    body = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    ident = f' id="{table_id}"' if table_id else ""
-    return f"<table{ident}><thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>"
-
-
-def fails_text(r: dict[str, Any]) -> str:
-    return ", ".join(f"{r[k]} {k}" for k in ("timeouts", "crashes", "illegal", "memory", "protocol") if r[k]) or "-"
-
-
-def game_link(game_id: int, replayed: set[int], root: str) -> str:
-    return f'<a href="{root}replay.html#game={game_id}">{game_id}</a>' if game_id in replayed else str(game_id)
-
-
-def index_page(league: str, rows: list[dict[str, Any]], total: int, replayed: int) -> str:
-    lines = []
-    for r in rows:
-        status = r["status"] + (f": {r['status_reason']}" if r["status_reason"] else "") if r["status"] != "active" \
-            else ""
-        lines.append([str(r["rank"]), f'<a href="bots/bot-{r["bot_id"]}.html">{h(r["bot"])}</a>', h(r["spec"] or ""),
-                      f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['exposed']:.2f}", str(r["games"]),
-                      f"{r['wins']}/{r['draws']}/{r['losses']}", h(fails_text(r)), h(status)])
-    body = (f"<h1>{h(league)}: leaderboard</h1>\n<p>{total} games. Ranked by &mu; &minus; 3&sigma; (TrueSkill): "
-            "&mu; is the rating, &sigma; its uncertainty. "
-            f'<a href="replay.html">Replays</a> of the newest {replayed} games.</p>\n'
-            + table(["#", "bot", "file or spec", "&mu;", "&sigma;", "&mu;&minus;3&sigma;", "games", "W/D/L",
-                     "failures", "status"], lines, table_id="leaderboard"))
-    return page(f"{h(league)}: leaderboard", body)
-
-
-def bot_page(league: str, r: dict[str, Any], f: BotFacts, cells: list[dict[str, Any]], replayed: set[int]) -> str:
-    root = "../"
-    parts = [f'<p><a href="{root}index.html">&larr; leaderboard of {h(league)}</a></p>',
-             f"<h1>{h(r['bot'])}</h1>",
-             f"<p>{'built-in bot' if r['kind'] == 'builtin' else 'file'}: <code>{h(r['spec'] or '')}</code>, "
-             f"version {r['version']}, status {h(r['status'])}"
-             + (f" ({h(r['status_reason'])})" if r["status_reason"] else "") + "</p>",
-             "<h2>Results</h2>",
-             f"<p>rank {r['rank']}, &mu; {r['mu']:.2f}, &sigma; {r['sigma']:.2f}, &mu;&minus;3&sigma; "
-             f"{r['exposed']:.2f}; {r['games']} games: {r['wins']} won, {r['draws']} drawn, {r['losses']} lost; "
-             f"failures: {h(fails_text(r))}</p>"]
-    mine = [c for c in cells if c["bot"] == r["bot"] and c["games"]]
-    parts.append("<h2>Head to head</h2>")
-    parts.append(table(["opponent", "games", "won", "drawn", "lost", "score"],
-                       [[h(c["opponent"]), str(c["games"]), str(c["wins"]), str(c["draws"]), str(c["losses"]),
-                         f"{100 * c['win_rate']:.0f}%"] for c in mine], table_id="h2h")
-                 if mine else "<p>No games against the other bots yet.</p>")
-    parts.append(f"<h2>Failures ({len(f.failures)})</h2>")
-    if f.failures:
-        for x in f.failures:
-            tail = "\n".join((x.get("detail") or "").splitlines()[-TRACEBACK_LINES:])
-            parts.append(f'<div class="failure"><p>game {game_link(x["id"], replayed, root)} ({h(x["game"])}): '
-                         f"{h(failure_where(x))}</p>"
-                         + (f"<pre>{h_block(tail)}</pre>" if tail else "") + "</div>")
-    else:
-        parts.append("<p>None.</p>")
-    parts.append("<h2>Slowest moves</h2>")
-    slow = sorted(f.slowest, reverse=True)
-    parts.append(table(["game", "its move", "wall ms", "cpu ms"],
-                       [[game_link(gid, replayed, root), str(n), f"{1000 * w:.1f}", f"{1000 * c:.1f}"]
-                        for w, gid, n, c in slow], table_id="slowest") if slow else "<p>No moves yet.</p>")
-    parts.append(f"<h2>Games ({len(f.results)})</h2>")
-    parts.append(table(["game", "spec", "seat", "against", "return", "end"],
-                       [[game_link(x["id"], replayed, root), h(x["game"]), str(x["seat"]),
-                         h(", ".join(x["opponents"])), f"{x['return']:+g}", h(x["termination"])]
-                        for x in f.results], table_id="games"))
-    return page(f"{h(r['bot'])} in {h(league)}", "\n".join(parts), root=root)
+def bot_page(league: str, r: Standing, f: BotFacts, cells: Sequence[H2HCell], replayed: set[int]) -> str:
+    return render("report_bot.html", root="../", scripts=(), league=league, r=r, facts=f,
+                  cells=[c for c in cells if c.bot_id == r.bot_id and c.games], slowest=f.slowest,
+                  replayed=replayed, traceback_lines=TRACEBACK_LINES)
 
 
 def replay_page(league: str) -> str:
-    body = (f'<p><a href="index.html">&larr; leaderboard of {h(league)}</a></p>\n<h1>Replays</h1>\n'
-            '<div id="viewer"><label>game <select id="game-select"></select></label>\n'
-            '<h2 id="title"></h2><p id="players"></p><p id="result"></p>\n'
-            '<div class="controls"><button id="first">|&lt;</button><button id="prev">&lt;</button>'
-            '<button id="next">&gt;</button><button id="last">&gt;|</button> <span id="step"></span></div>\n'
-            '<div class="replay"><pre id="board"></pre><ol id="moves"></ol></div>\n'
-            '<p id="message"></p></div>')
-    return page(f"{h(league)}: replays", body, scripts=("data/games.js", "replay.js"))
+    return render("report_replay.html", root="", scripts=("data/games.js", "replay.js"), league=league)
 
 
 def write_report(store: Store, league_name: str | None, out: Path, replays: int) -> tuple[int, int]:
@@ -297,15 +189,18 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
         total = store.count_games(lg.id)
         files.write("index.html", index_page(lg.name, rows, total, len(replayed)))
         for r in rows:  # named by the bot's id, never its name (names are untrusted: ../x, /etc/x)
-            files.write(f"bots/bot-{int(r['bot_id'])}.html",
-                        bot_page(lg.name, r, facts.get(r["bot_id"], BotFacts()), cells, replayed))
+            files.write(f"bots/bot-{int(r.bot_id)}.html",
+                        bot_page(lg.name, r, facts.get(r.bot_id, BotFacts()), cells, replayed))
         files.write("replay.html", replay_page(lg.name))
         # the list of games (newest first) and one data file per CHUNK replays: loaded by <script>, never fetch()
-        listing.reverse()
+        # (the n-th replayed game, oldest first, is in data file n // CHUNK)
+        chunk_of = {game_id: n // CHUNK for n, game_id in enumerate(replay_data)}
+        games = [{"id": e.id, "game": e.game, "players": e.players, "result": e.result, "finished": iso(e.finished),
+                  "chunk": chunk_of.get(e.id)} for e in reversed(listing)]
         files.write("data/games.js",
-                    f"window.ARENA_LEAGUE = {script_json(lg.name)};\nwindow.ARENA_GAMES = {script_json(listing)};\n")
+                    f"window.ARENA_LEAGUE = {script_json(lg.name)};\nwindow.ARENA_GAMES = {script_json(games)};\n")
         chunks: dict[int, dict[str, Any]] = defaultdict(dict)
-        for entry in listing:
+        for entry in games:
             if entry["chunk"] is not None:
                 chunks[entry["chunk"]][str(entry["id"])] = replay_data[entry["id"]]
         for n, games in chunks.items():

@@ -1,0 +1,59 @@
+"""Issue 24 §4: the dashboard and the CLI render one view model (arena/views.py), computed nowhere else."""
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from pathlib import Path
+
+from arena.tui.data import LeaderRow, StoreReader
+from arena.views import leaderboard, with_elo
+from leaderboards.ratings import ALL
+from tests.tui.storefix import Fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ROW_MACHINERY = {"leaderboard_order", "BotRating"}
+"""What builds leaderboard rows from ratings (ordering, the prior rating): arena.views' job only."""
+
+
+def test_the_dashboard_and_the_cli_show_the_same_typed_rows(fixture_store: Fixture) -> None:
+    store, league = fixture_store.store, fixture_store.demo
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll(None, ALL)
+    reader.close()
+    assert snap is not None
+    board = leaderboard(store, league, ALL, h2h=True)  # what `arena leaderboard --json --h2h` prints
+    # the dashboard's rows are the CLI's Standing rows, shown for the terminal, with its trend and Elo on top
+    dashboard = [replace(r, trend=(), elo=None) for r in snap.leaderboard]
+    assert dashboard == [LeaderRow.of(r) for r in board.rows]
+    assert [r.bot_id for r in board.rows] == [r.bot_id for r in snap.leaderboard] and len(board.rows) == 4
+    # its Elo cells are the CLI's fit of the same rows
+    fitted = with_elo(board.rows, store.outcomes(league.id, ALL))
+    assert [r.elo for r in snap.leaderboard] == [(f.elo, f.elo_low, f.elo_high, f.group) for f in fitted]
+    # and its head-to-head counts are the CLI's cells
+    assert board.cells is not None and board.cells
+    assert {(c.bot_id, c.opponent_id): (c.wins, c.draws, c.losses) for c in board.cells if c.games} == \
+        {pair: wdl for pair, wdl in snap.h2h.items() if sum(wdl)}
+
+
+def _names(path: Path) -> set[str]:
+    """Every name a module uses or imports (``a.b`` gives ``b`` too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            out.update(a.name for a in node.names)
+            out.add(node.module or "")
+    return out
+
+
+def test_no_front_end_builds_leaderboard_rows_itself() -> None:
+    """The CLI commands, the dashboard and the web server order and fill rows only through arena.views."""
+    fronts = [p for sub in ("arena/commands", "arena/tui", "arena/server") for p in sorted((ROOT / sub).glob("*.py"))]
+    assert len(fronts) > 10
+    offenders = {str(p.relative_to(ROOT)): sorted(_names(p) & (ROW_MACHINERY | {"leaderboards.standings"}))
+                 for p in fronts}
+    assert {p: bad for p, bad in offenders.items() if bad} == {}
