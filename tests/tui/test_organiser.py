@@ -137,28 +137,35 @@ async def test_trend_sparklines_share_one_scale_and_say_what_they_are(store_file
 
 
 async def test_enter_twice_opens_one_screen(store_file: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import time
+    import threading
 
     from arena.tui.data import StoreReader
     from arena.tui.screens import BotDetailScreen, ReplayScreen
-    for name in ("replay", "bot_detail"):  # as slow as on a big store: the second Enter comes while loading
+    started: list[str] = []
+    gate = threading.Event()
+    for name in ("replay", "bot_detail"):  # held until both Enters are in: the second comes while the first loads
         original = getattr(StoreReader, name)
 
-        def slow(self, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
-            time.sleep(0.3)
+        def held(self, *args, _original=original, _name=name, **kwargs):  # type: ignore[no-untyped-def]
+            started.append(_name)
+            gate.wait(30)
             return _original(self, *args, **kwargs)
-        monkeypatch.setattr(StoreReader, name, slow)
+        monkeypatch.setattr(StoreReader, name, held)
+
+    def loads_done() -> bool:  # every load worker has delivered its screen (call_from_thread waits for it)
+        return not any(w.group == "load" and not w.is_finished for w in app.workers)
+
     app = ArenaApp(store_file, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None)
-        await pilot.press("3", "enter", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        await pilot.pause(0.5)
-        assert len(app.screen_stack) == 2
-        await pilot.press("escape", "1", "enter", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, BotDetailScreen))
-        await pilot.pause(0.5)
-        assert len(app.screen_stack) == 2
+        for keys, name, screen in ((("3", "enter", "enter"), "replay", ReplayScreen),
+                                   (("escape", "1", "enter", "enter"), "bot_detail", BotDetailScreen)):
+            gate.clear()
+            await pilot.press(*keys)
+            await wait_for(pilot, lambda name=name: started.count(name) == 2)  # two loads at once
+            gate.set()
+            await wait_for(pilot, lambda screen=screen: isinstance(app.screen, screen) and loads_done())
+            assert len(app.screen_stack) == 2
         await pilot.press("escape")
         assert len(app.screen_stack) == 1
 
