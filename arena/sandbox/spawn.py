@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from arena import snapshot
-from arena.sandbox import _sys
+from arena.sandbox import _sys, runtime
 from arena.snapshot import private_dir
 
 NEW_ROOT = "/run/arena-sandbox/root" if os.geteuid() == 0 else None
@@ -129,19 +129,19 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
         plan.mount_ns = plan.net_ns = True
         plan.new_root = NEW_ROOT or os.path.join(_user_runtime_dir(), "root")
         os.makedirs(plan.new_root, mode=0o755, exist_ok=True)
-        binds: list[tuple[str, str, bool]] = [(p, p, d) for p, d in sys_paths] + [(t, t, True) for t in trees]
-        # Shorter paths first; drop a tree already inside a bound one (same path on both sides).
-        binds.sort(key=lambda b: len(b[1]))
-        kept: list[tuple[str, str, bool]] = []
-        for b in binds:
-            if not any(b[1] == k[1] or b[1].startswith(k[1].rstrip("/") + "/") for k in kept if k[2]):
-                kept.append(b)
+        # The narrowed runtime (arena.sandbox.runtime: only what bots load, every page held in the page
+        # cache by this process), plus the four /dev nodes; Landlock keeps the coarse trees as a second wall.
+        packages = tuple(package_dirs())
+        view = runtime.view(packages)
+        runtime.hold(view, packages)
+        kept = list(view.binds) + [(p, p, False) for p, d in sys_paths if p in DEV_NODES]
+        plan.read_paths = [p for p, _ in sys_paths] + trees
         if bot_dir:
             kept.append((bot_dir, "/bot", True))
             plan.bot_dir_inside = "/bot"
+            plan.read_paths.append("/bot")
         plan.binds = kept
         plan.symlinks = links
-        plan.read_paths = [b[1] for b in kept]
     else:
         plan.read_paths = trees + [p for p, _ in sys_paths]
         plan.read_paths += [os.path.join(os.path.dirname(l), t) for t, l in links]
@@ -213,6 +213,10 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             for source, target, is_dir in plan.binds:
                 step = f"bind {source}"
                 inside = root + target
+                if source == runtime.MASK:  # an empty folder over a part of the runtime no bot needs
+                    os.makedirs(inside, exist_ok=True)
+                    _sys.mount("tmpfs", inside, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=4k")
+                    continue
                 if is_dir:
                     os.makedirs(inside, exist_ok=True)
                 else:

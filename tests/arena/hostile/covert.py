@@ -26,6 +26,7 @@ import fcntl
 import os
 import signal
 import struct
+import sys
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,14 +52,16 @@ def err_name(exc):
 def runtime_dirs():
     """64 runtime directories holding a .py file, the same list in both bots: (dir, file)."""
     out = []
-    for root, dirs, files in os.walk(os.path.dirname(STDLIB)):  # the stdlib and its neighbours (a system Python's
-        # stdlib alone may hold fewer than 64 such directories)
-        dirs.sort()
-        regular = sorted(f for f in files if f.endswith(".py"))
-        if regular and "__pycache__" not in root and "-packages" not in root:
-            out.append((root, os.path.join(root, regular[0])))
-        if len(out) == NBITS:
-            break
+    # The stdlib and its neighbours, then the packages bots see (the stdlib alone, as narrowed for bots, may
+    # hold fewer than 64 such directories)
+    for top in [os.path.dirname(STDLIB)] + [p for p in sys.path if p.endswith("-packages")]:
+        for root, dirs, files in os.walk(top):
+            dirs.sort()
+            regular = sorted(f for f in files if f.endswith(".py"))
+            if regular and "__pycache__" not in root and ("-packages" not in root or top != os.path.dirname(STDLIB)):
+                out.append((root, os.path.join(root, regular[0])))
+            if len(out) == NBITS:
+                return out
     return out
 
 
