@@ -266,15 +266,72 @@ class BotFacts:
         return sorted(self.slowest_heap, reverse=True)
 
 
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0..100) of ``values`` by nearest rank; None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def move_ms(wall_times: Sequence[float]) -> dict[str, float | None]:
+    """p50/p90/p99/max of a game's move times in milliseconds (None without moves)."""
+    out: dict[str, float | None] = {}
+    for q in (50, 90, 99):
+        p = percentile(wall_times, q)
+        out[f"p{q}"] = None if p is None else round(1000 * p, 3)
+    out["max"] = round(1000 * max(wall_times), 3) if wall_times else None
+    return out
+
+
+@dataclass(frozen=True)
+class GameFailure:
+    """A failure in a game: the seat, its bot's name, the reason, the 0-based move index and the full detail."""
+
+    seat: int
+    bot: str
+    reason: str
+    move_number: int
+    detail: str
+
+
 @dataclass(frozen=True)
 class GameEntry:
-    """One line of a league's game list."""
+    """One line of a league's game list (the report's replay picker, `arena export games`)."""
 
     id: int
-    game: str
-    players: list[str]
-    result: str
     finished: float
+    """Seconds since the epoch (UTC)."""
+    game: str
+    base_game: str
+    round: int
+    seed: int
+    schedule_key: str | None
+    players: list[str]
+    bot_ids: list[int]
+    returns: list[float]
+    terminations: list[str]
+    failures: list[GameFailure]
+    moves: int
+    """Bot decisions."""
+    actions: int
+    """Actions of the history, chance included."""
+    wall_times: list[float]
+    duration: float
+    result: str
+    """``alice +1, bob -1 (timeout)`` (:func:`result_text`)."""
+
+
+def game_entry(g: StoredGame) -> GameEntry:
+    return GameEntry(
+        id=g.id, finished=g.finished, game=g.game, base_game=g.base_game, round=g.round, seed=g.seed,
+        schedule_key=g.schedule_key, players=g.players, bot_ids=g.seats, returns=g.returns,
+        terminations=g.terminations,
+        failures=[GameFailure(f["seat"], g.players[f["seat"]], f["reason"], f["move_number"], f.get("detail", ""))
+                  for f in g.failures],
+        moves=len(g.move_seats), actions=len(g.history), wall_times=g.wall_times, duration=g.duration,
+        result=result_text(g))
 
 
 def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, BotFacts], list[GameEntry]]:
@@ -299,7 +356,7 @@ def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, 
             facts[g.seats[fail["seat"]]].failures.append(
                 BotFailure(g.id, g.game, fail["seat"], fail.get("reason", "?"), failure_move(fail),
                            fail.get("detail") or "", failure_where(fail)))
-        listing.append(GameEntry(g.id, g.game, g.players, result_text(g), g.finished))
+        listing.append(game_entry(g))
         if seen is not None:
             seen(g)
     return facts, listing

@@ -11,6 +11,7 @@ import csv
 import datetime
 import sys
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
 import click
@@ -21,7 +22,8 @@ from arena.errors import ConfigError
 from arena.moves import failure_where
 from arena.records import headline
 from arena.text import csv_cell, dumps
-from leaderboards.store import Store, StoredGame
+from arena.views import GameEntry, game_entry, move_ms
+from leaderboards.store import Store
 
 CSV_FIELDS = ("id", "finished", "game", "round", "seed", "failures", "moves", "actions", "move_ms_p50", "move_ms_p90",
               "move_ms_p99", "move_ms_max", "duration_s")
@@ -35,27 +37,14 @@ def iso(ts: float) -> str:
     return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def move_times(wall_times: list[float]) -> dict[str, float | None]:
-    """p50/p90/p99/max of a game's move times in milliseconds (None without moves)."""
-    from arena.commands.match import percentile  # start-up: another command's module only when used
-    out: dict[str, float | None] = {}
-    for q in (50, 90, 99):
-        p = percentile(wall_times, q)
-        out[f"p{q}"] = None if p is None else round(1000 * p, 3)
-    out["max"] = round(1000 * max(wall_times), 3) if wall_times else None
-    return out
-
-
-def game_row(g: StoredGame) -> dict[str, Any]:
-    """One game as exported (``--json``'s object; ``--csv`` flattens it)."""
+def game_row(g: GameEntry) -> dict[str, Any]:
+    """One game of the game list (:class:`arena.views.GameEntry`) as exported (``--json``'s object; ``--csv``
+    flattens it)."""
     return {
         "id": g.id, "finished": iso(g.finished), "game": g.game, "base_game": g.base_game, "round": g.round,
-        "seed": g.seed, "schedule_key": g.schedule_key, "players": g.players, "bot_ids": g.seats,
-        "returns": g.returns, "terminations": g.terminations,
-        "failures": [{"seat": f["seat"], "bot": g.players[f["seat"]], "reason": f["reason"],
-                      "move_number": f["move_number"], "detail": f.get("detail", "")} for f in g.failures],
-        "moves": len(g.move_seats), "actions": len(g.history), "move_ms": move_times(g.wall_times),
-        "duration_s": round(g.duration, 3),
+        "seed": g.seed, "schedule_key": g.schedule_key, "players": g.players, "bot_ids": g.bot_ids,
+        "returns": g.returns, "terminations": g.terminations, "failures": [asdict(f) for f in g.failures],
+        "moves": g.moves, "actions": g.actions, "move_ms": move_ms(g.wall_times), "duration_s": round(g.duration, 3),
     }
 
 
@@ -94,7 +83,7 @@ def last_line(detail: str) -> str:
 
 def rows(store: Store, league_id: int) -> Iterator[dict[str, Any]]:
     for g in store.iter_games(league_id):
-        yield game_row(g)
+        yield game_row(game_entry(g))
 
 
 @click.group("export")

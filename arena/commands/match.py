@@ -18,6 +18,7 @@ from arena.outcome import FAILURES, Termination
 from arena.progress import Reporter
 from arena.records import GameRecord, headline
 from arena.text import dumps, markup, out_console, shown, text
+from arena.views import percentile
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -27,14 +28,6 @@ def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
         r = i % n_bots
         out.append((seed + i // n_bots, [(seat + r) % n_bots for seat in range(n_bots)]))
     return out
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 def labels_for(bots: Sequence[str]) -> list[str]:
