@@ -110,7 +110,8 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
         state = game.new_initial_state()
         names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
-        out = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start", "ms": None}]
+        out: list[dict[str, Any]] = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start",
+                                      "ms": None}]
         movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
         for i, action in enumerate(g.history):
             seat = state.current_player()
@@ -200,11 +201,11 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
         files.write("data/games.js",
                     f"window.ARENA_LEAGUE = {script_json(lg.name)};\nwindow.ARENA_GAMES = {script_json(games)};\n")
         chunks: dict[int, dict[str, Any]] = defaultdict(dict)
-        for entry in games:
-            if entry["chunk"] is not None:
-                chunks[entry["chunk"]][str(entry["id"])] = replay_data[entry["id"]]
-        for n, games in chunks.items():
-            files.write(f"data/replays-{n}.js", f"window.arenaReplays({n}, {script_json(games)});\n")
+        for e in reversed(listing):  # (newest first, as the list)
+            if e.id in chunk_of:
+                chunks[chunk_of[e.id]][str(e.id)] = replay_data[e.id]
+        for n, chunk in chunks.items():
+            files.write(f"data/replays-{n}.js", f"window.arenaReplays({n}, {script_json(chunk)});\n")
         files.commit()
     return len(rows), len(replayed)
 
