@@ -15,7 +15,7 @@ from arena.commands.locate import league_store
 from arena.errors import ConfigError
 from arena.outcome import COUNTERS
 from arena.text import csv_cell, dumps, out_console, shown
-from arena.views import H2HCell, Standing, document  # noqa: F401 - (document: arena serve imports it from here)
+from arena.views import H2HCell, Standing
 from arena.views import leaderboard as leaderboard_view
 from leaderboards.elo import ELO_FIELDS
 from leaderboards.probation import lift_hint

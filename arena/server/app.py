@@ -15,6 +15,7 @@ import difflib
 import sqlite3
 import threading
 import time
+from urllib.parse import parse_qs
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,7 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.commands.leaderboard import document
+from arena.views import document
 from arena.duplicates import twins
 from arena.league import LeagueConfig
 from arena import pictures
@@ -290,7 +291,6 @@ def create_app(site: Site) -> ASGIApp:
         body = await limited_body(request, 16 * 1024)
         if body is None:
             return Response("too big", 413)
-        from urllib.parse import parse_qs
         fields = {k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}
 
         def call() -> Response:
@@ -325,8 +325,7 @@ def create_app(site: Site) -> ASGIApp:
             body = await limited_body(request, 16 * 1024)
             if body is None:
                 return Response("too big", 413)
-            from urllib.parse import parse_qs
-            parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
+                parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
         fields, upload = parsed
 
         def call() -> Response:
