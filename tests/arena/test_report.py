@@ -234,7 +234,7 @@ def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
         assert "current" in moves[-1].get_attribute("class")  # the last move is highlighted
         b.find_element(By.ID, "first").click()
         first = b.find_element(By.ID, "board").text
-        assert first and first != last and "action 0 of" in b.find_element(By.ID, "step").text
+        assert first and first != last and "move 0 of" in b.find_element(By.ID, "step").text
         assert b.execute_script("return window.pwned === undefined")
     finally:
         b.quit()
