@@ -156,8 +156,12 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         for proxy in proxies:
             proxy.start_up()
 
+        # The one place each move's allowance is computed; BotProcess.step sends it to the bot and times the move
+        # by it. Every move after a bot's first has the same one: built once, not once a move.
+        allowances = (limits.allowance(0), limits.allowance(1))
+
         def limit_for(seat: int, _decision: int) -> Limit:
-            return limits.allowance(proxies[seat].moves)  # the one place each move's allowance is computed
+            return allowances[proxies[seat].moves > 0]
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
                       players=names, observer=observer, chance_key=chance_key, opening=opening)

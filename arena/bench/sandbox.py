@@ -25,7 +25,6 @@ import games
 from arena.bench import Record, cost, rate
 from arena.limits import Limits
 from arena.play import play
-from bots.base import Limit
 
 SUITE = "sandbox"
 LIMITS = Limits(move_time=5.0, first_move_time=5.0)
@@ -72,14 +71,14 @@ def sandboxed_round_trip(n: int, bot: dict[str, Any] | None = None) -> tuple[lis
     from arena.sandbox.launcher import Sandbox
     game = games.load("nim(n=200,k=1)")
     sandbox = Sandbox(LIMITS, game)
-    limit = Limit(time=LIMITS.move_time)
+    first, limit = LIMITS.allowance(0), LIMITS.allowance(1)  # what the referee hands a bot's first and later moves
     times: list[float] = []
     cpu = 0.0
     while len(times) < n:
         proxy = BotProcess(bot or {"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
         state = game.new_initial_state()
         try:
-            state.apply_action(proxy.step(state, limit))  # start-up, not timed
+            state.apply_action(proxy.step(state, first))  # start-up, not timed
             while not state.is_terminal() and len(times) < n:
                 state.apply_action(1)  # the opponent's move
                 if state.is_terminal():
@@ -179,7 +178,7 @@ def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]
         t0 = time.perf_counter()
         proxy = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=sandbox)
         try:
-            proxy.step(state, Limit(time=LIMITS.first_move_time))
+            proxy.step(state, LIMITS.allowance(0))
             times.append(time.perf_counter() - t0)
         finally:
             proxy.close()

@@ -1,5 +1,6 @@
-"""A sandboxed bot's time account: each move's allowance (from :meth:`arena.limits.Limits.allowance`, the one place
-that computes it), its deadline, the CPU time it is charged, and the credit for time spent waiting for a CPU.
+"""A sandboxed bot's time account: each move's deadline (from the allowance the referee computed with
+:meth:`arena.limits.Limits.allowance` and handed to :meth:`arena.sandbox.proxy.BotProcess.step`), the CPU time it
+is charged, and the credit for time spent waiting for a CPU.
 
 Time waiting for a CPU is not the bot's time (docs/sandbox.md, "Time under load"): when a move passes its deadline,
 the run-queue delay of the bot's main thread during the move (``/proc/PID/schedstat``, second field) extends the
@@ -16,7 +17,6 @@ from typing import Any
 from arena.errors import BotTimeoutError, MachineOverloadedError
 from arena.limits import Limits
 from arena.sandbox import _sys
-from bots.base import Limit
 
 GRACE = 0.05
 """Seconds added to every deadline: the referee's clock and the bot's disagree by a few ms on a busy machine."""
@@ -53,7 +53,7 @@ class Clock:
         self.limits = limits
         self.name = name
         self.moves = 0
-        """Own moves begun (the allowance of the next one is ``limits.allowance(moves)``)."""
+        """Own moves begun (the referee's allowance of the next one is ``limits.allowance(moves)``)."""
         self.last_cpu_time: float | None = None
         self.move_timing: list[tuple[float | None, float]] = []
         """Per own move: (run-queue delay in seconds or None when not read, deadline extension granted)."""
@@ -70,16 +70,8 @@ class Clock:
         self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
         self._extension = 0.0
         self._late_read = False
-        self._allowances: tuple[Limit, Limit] | None = None
 
-    # -- the allowance ---------------------------------------------------------------------------
-    def next_allowance(self) -> Limit:
-        """The allowance of the move about to begin (Limits.allowance's, kept: every move after the first has the
-        same, and a move should not pay for building it)."""
-        if self._allowances is None:
-            self._allowances = (self.limits.allowance(0), self.limits.allowance(1))
-        return self._allowances[self.moves > 0]
-
+    # -- the allowance (each move's comes from the referee: Limits.allowance, passed to BotProcess.step) ---------
     def startup_deadline(self) -> float:
         """When a bot that is not ready yet has missed its start-up allowance."""
         return time.monotonic() + deadline_for(self.limits.first_move_time) + STARTUP_GRACE

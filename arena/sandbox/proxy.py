@@ -23,6 +23,7 @@ from arena.sandbox.channel import STDERR_KEEP, Channel
 from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT, GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
 from arena.sandbox.handle import ProcessHandle
 from arena.sandbox.protocol import FrameError
+from bots.base import Limit
 
 __all__ = ["FREEZE_CPU", "FREEZE_WAIT", "GRACE", "MAX_CREDIT", "STARTUP_GRACE", "STDERR_KEEP", "BotProcess",
            "deadline_for"]
@@ -117,9 +118,10 @@ class BotProcess:
         return self.clock.moves
 
     # -- the bot protocol -----------------------------------------------------------------------
-    def step(self, state: Any, limit: Any) -> int:
-        """Asks the bot for a move within this bot's own allowance (:meth:`arena.limits.Limits.allowance`, the
-        same the referee hands to ``arena.play``); raises BotError on any failure."""
+    def step(self, state: Any, limit: Limit) -> int:
+        """Asks the bot for a move within ``limit``, the allowance the referee computed for it
+        (:meth:`arena.limits.Limits.allowance`): sent to the bot, and its ``time`` is the move's deadline. Raises
+        BotError on any failure."""
         clock = self.clock
         clock.last_cpu_time = None  # set when this move's CPU time is read: never a previous move's
         if self._init_frame is not None:
@@ -130,9 +132,9 @@ class BotProcess:
         if not self.handle.alive:
             clock.skipped()
             raise BotCrashedError("bot process is not running")
-        allowance = clock.next_allowance()
-        seconds, first = allowance.time, allowance.first_move
-        assert seconds is not None
+        seconds, first = limit.time, limit.first_move
+        if seconds is None:  # a sandboxed move always has a deadline (only the debug path plays without one)
+            raise ValueError("a sandboxed bot's move needs a time limit (Limit.time)")
         clock.moves += 1
         self._settle()  # the others' stops are confirmed before this move's clock starts: that wait is not its time
         started = time.monotonic()
@@ -155,8 +157,8 @@ class BotProcess:
         else:
             self._limit_sent = key
             frame = protocol.step_frame(request_id, actions, protocol.encode_value(
-                {"time": seconds, "memory_mb": allowance.memory_mb, "first_move": first,
-                 "think": allowance.think}))  # think: the budget on every move; the first's time covers start-up
+                {"time": seconds, "memory_mb": limit.memory_mb, "first_move": first,
+                 "think": limit.think}))  # think: the budget on every move; the first's time covers start-up
         channel = self.channel
         channel.new_move()
         try:
