@@ -7,10 +7,18 @@ importing :mod:`arena.comp424`, which builds agents and itself reads snapshots.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from arena.snapshot import Snapshot
+
+class Named(Protocol):
+    """What :func:`listed_as` reads of a bot snapshot (an :class:`arena.snapshot.Snapshot`): a structural type, so
+    this leaf does not import the snapshot module, which imports it."""
+
+    @property
+    def entry(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
 PREFIX = "comp424:"
 """A bot argument ``comp424:PATH`` (or ``comp424:PATH@agent_name``) is a COMP424 folder."""
@@ -31,7 +39,7 @@ def is_course_folder(files: Iterable[str]) -> bool:
     return any(name in COURSE_FILES for name in files)
 
 
-def listed_as(snapshot: Snapshot) -> str:
+def listed_as(snapshot: Named) -> str:
     """What a stored file bot is listed as ("file or spec"): its entry file, or for a COMP424 agent the argument
     that names it (``comp424:FOLDER`` or ``comp424:FOLDER@agent``), not the entry file arena wrote."""
     if snapshot.entry == ENTRY and is_agent_arg(snapshot.name):

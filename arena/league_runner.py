@@ -31,9 +31,8 @@ from arena.records import GameRecord
 from arena.schedule import Fixture, league_schedule
 from arena.snapshot import MB, Snapshot, take, worker_files
 from arena.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
-from leaderboards import lock
+from leaderboards import ledger, lock
 from leaderboards.probation import ProbationRule
-from leaderboards.ratings import failure_reasons
 from leaderboards.store import DEFAULT_DB, Bot, Store
 
 BACKENDS = ("local", "ray")
@@ -141,9 +140,9 @@ def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
 
 
 def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None,
-              snapshots: dict[int, Snapshot] | None = None, limits: dict[bool, dict[str, Any]] | None = None) -> Task:
+              snapshots: dict[int, Snapshot] | None = None, limits: dict[bool, Limits] | None = None) -> Task:
     """The task of one fixture; ``snapshots`` holds each file bot's snapshot by bot id, ``limits`` the league's
-    limits as a dict by ``trusted`` (:func:`task_limits`; computed here when not given)."""
+    limits by ``trusted`` (:func:`task_limits`; computed here when not given)."""
     files = {}
     specs = []
     for bot_id in fixture.seats:
@@ -161,10 +160,10 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
                 config.openings.opening(fixture.game, fixture.seed, fixture.round) if config.openings else ())
 
 
-def task_limits(config: LeagueConfig) -> dict[bool, dict[str, Any]]:
+def task_limits(config: LeagueConfig) -> dict[bool, Limits]:
     """The league's limits as a task carries them, for an untrusted and a trusted table: validated once per run,
-    not once per game (a validation and a deep copy cost the writer ~0.1 ms a game)."""
-    return {trusted: config.limits.with_(trusted=trusted).to_dict() for trusted in (False, True)}
+    not once per game (a validation costs the writer ~0.1 ms a game); every task shares these objects."""
+    return {trusted: config.limits.with_(trusted=trusted) for trusted in (False, True)}
 
 
 def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None, concurrency: int | None = None,
@@ -199,7 +198,7 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     summary = RunSummary(config.name, path)
     try:
         # one runner per store (the lock), then the store checked before anything is written (Store.open)
-        with _stop_on_signals(), connection, lock.acquire(path), Store.open(path, create=True) as store, \
+        with _stop_on_signals(), connection, lock.acquire(path), ledger.open_store(path, create=True) as store, \
                 worker_files():
             _run(store, config, snapshots, summary, n, backend, address, progress, on_start)
     except Interrupted as stop:  # between games and stores: nothing half-done is left (transactions roll back)
@@ -228,7 +227,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     del fixtures  # a resumed run keeps only what it still has to play
     summary.scheduled, summary.already = scheduled, scheduled - len(todo)
     summary.probation = [b.label for b in bots.values() if b.status == "probation"]
-    store.rate_pending(league.id, before=todo[0].key if todo else None)
+    ledger.rate_pending(store, league.id, before=todo[0].key if todo else None)
     if on_start is not None:  # the progress shows done/total from the start, not after the first game
         everyone = list(bots.values())
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
@@ -260,7 +259,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     finally:
         if chosen is not None:
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned
-    store.rate_pending(league.id)
+    ledger.rate_pending(store, league.id)
     summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
     summary.waiting = waiting_games(store, league.id, config, set(bots))
 
@@ -392,18 +391,18 @@ class _Writer:
         is at least :data:`FOLD_EVERY` old, or when nothing is outstanding (inside the caller's transaction)."""
         now = time.monotonic()
         if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY):
-            self.store.rate_pending(self.league_id, before=before)
+            ledger.rate_pending(self.store, self.league_id, before=before)
             self.rated_below, self.folded_at = before, now
 
     def _store(self, task: Task, result: GameRecord) -> None:
-        """Stores one game (inside the caller's transaction) and notes which of its bots went on probation."""
-        record = result.to_dict()
-        self.store.record_game(self.league_id, task.key, task.game, task.round, task.seats, record,
-                               probation=self.rule)
+        """Stores one game (inside the caller's transaction) and notes which of its bots went on probation. The
+        record is the one the backend decoded: stored as it is, not turned into a dict and back."""
+        ledger.record_game(self.store, self.league_id, task.key, task.game, task.round, task.seats, result,
+                           probation=self.rule)
         self.summary.played += 1
         for seat, bot_id in enumerate(task.seats):
             # only a failed seat can put its bot on probation: the others are not read back
-            if bot_id not in self.on_probation and failure_reasons(record["terminations"], record["failures"], seat) \
+            if bot_id not in self.on_probation and ledger.seat_failures(result, seat) \
                     and self.store.bot(bot_id).status == "probation":
                 self.on_probation.add(bot_id)
 

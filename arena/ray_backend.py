@@ -36,7 +36,6 @@ from typing import Any
 import arena
 import games
 from arena.errors import ArenaError, ConfigError
-from arena.limits import Limits
 from arena.snapshot import pack, scoped_root, unpack
 from arena.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
 
@@ -317,7 +316,7 @@ def _why(exc: BaseException) -> str:
 def game_bound(task: Task) -> float:
     """Seconds one game may take at most: each seat's first move, then the game's longest play at the move time
     (twice over for the referee's own work); infinite without time limits or a known maximum length."""
-    limits = Limits.from_dict(task.limits)
+    limits = task.limits
     moves = _max_moves(task.game)
     if limits.debug or moves is None:
         return math.inf

@@ -31,7 +31,9 @@ class Task:
     """Per seat: a built-in spec, or ``file:<content hash>`` (a key of ``files``)."""
     names: tuple[str, ...]
     seed: int
-    limits: dict[str, Any]
+    limits: Limits
+    """The table's limits, typed from the league file to the referee: pickled with the task at the process edge
+    (a worker's pipe, a Ray task), never turned into a dict and validated again on the way."""
     on_failure: str
     files: dict[str, Snapshot] = field(default_factory=dict)
     """content hash -> snapshot of the file bots at this table: they travel with the task, and the worker checks
@@ -62,7 +64,7 @@ def play_task(task: Task) -> TaskResult:
     exits."""
     try:
         bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
-        return _referee()(task.game, bots, task.seed, Limits.from_dict(task.limits), on_failure=task.on_failure,
+        return _referee()(task.game, bots, task.seed, task.limits, on_failure=task.on_failure,
                           names=list(task.names), chance_key=task.chance_key, opening=task.opening)
     except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
         return TaskFailure(f"{type(exc).__name__}: {str(exc).splitlines()[0]}", overloaded=True)

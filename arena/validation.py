@@ -25,7 +25,7 @@ def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapp
         files: what the task carries for ``bot`` (digest -> snapshot).
         config: the league's stored config (games, seed, limits).
     """
-    limits = Limits.from_dict(config.get("limits", {})).to_dict()
+    limits = Limits.from_dict(config.get("limits", {}))
     for i, spec in enumerate(config.get("games", [])):
         k = games_pkg.load(spec).num_players()
         for seat in range(k):

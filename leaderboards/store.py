@@ -6,6 +6,9 @@ runner reads it (with the rating fold it made due; games read together share a t
 killed at any moment (SIGKILL included) leaves a consistent store and loses no committed game.
 ``UNIQUE(league_id, schedule_key)`` makes it impossible to count a game twice. Since schema 2 every rated game also stores, per seat, the
 rating its bot had right after that game (the history the dashboard draws its trends from).
+
+The store reads and writes rows; what a stored game means for a league (its bots' failure runs, probation, the
+rating fold) is the writer's, in :mod:`leaderboards.ledger`.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +26,13 @@ from arena.chance import new_key
 from arena.comp424_names import listed_as
 from arena.errors import ConfigError
 from arena.outcome import seat_results
+from arena.records import GameRecord
 from arena.snapshot import Snapshot
-from leaderboards import rating_fold, storefile
+from leaderboards import storefile
 from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5,
                                  PROVISIONAL, RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
                                  script, transaction)
-from leaderboards.probation import ProbationRule
-from leaderboards.ratings import ALL, BotRating, RatedGame, failure_reasons
+from leaderboards.ratings import ALL, BotRating, RatedGame
 from leaderboards.storefile import StoreError
 from leaderboards.store_views import StoreViews
 
@@ -59,8 +62,13 @@ class Store(StoreViews):
 
     # -- opening ---------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False) -> Store:
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False,
+             rebuild_history: Callable[[Store, int], None] | None = None) -> Store:
         """Opens (and with ``create=True`` creates) a store.
+
+        A writer upgrades an older store on open. Upgrading schema 1 refolds each league's rated games for their
+        rating history: the writer's ``rebuild_history`` (:func:`leaderboards.ledger.rebuild_history`, which
+        :func:`leaderboards.ledger.open_store` passes); without it a schema 1 store with rated games is refused.
 
         An existing file is first opened read-only and checked (:mod:`leaderboards.storefile`: a regular file with
         an SQLite header, ``PRAGMA quick_check``, the application id and schema version, a schema exactly as arena
@@ -120,7 +128,7 @@ class Store(StoreViews):
             store = cls(conn, path, version)
             if version < SCHEMA_VERSION and not readonly:
                 try:
-                    store._migrate()
+                    store._migrate(rebuild_history)
                 except BaseException:
                     conn.close()
                     raise
@@ -128,17 +136,22 @@ class Store(StoreViews):
             raise StoreError(storefile.explain(exc, path)) from None
         return store
 
-    def _migrate(self) -> None:
-        """Up to the current schema in one transaction. 1 -> 2 adds the history columns, then recomputes every
-        league's rated games (the same games, the same ratings) so that each of them gets its history;
+    def _migrate(self, rebuild_history: Callable[[Store, int], None] | None = None) -> None:
+        """Up to the current schema in one transaction. 1 -> 2 adds the history columns, then ``rebuild_history``
+        refolds every league's rated games (the same games, the same ratings) so that each of them gets its history;
         2 -> 3 gives every league a secret chance key (its games played before keep their public-seed chance)."""
         with transaction(self.conn):
             version = self._schema_version(self.conn) or SCHEMA_VERSION  # another writer may have migrated it
             if version == 1:
                 script(self.conn, MIGRATE_1_TO_2)
                 self.schema_version = version = 2
+                rated = self.conn.execute(f"SELECT 1 FROM games WHERE rated != {UNRATED} LIMIT 1").fetchone()
+                if rated is not None and rebuild_history is None:  # (raised inside: nothing is changed)
+                    raise StoreError(f"{self.path}: a schema 1 store with rated games; its rating history is rebuilt "
+                                     "by `arena league run` on it, once")
                 for league in self.leagues():
-                    rating_fold.recompute(self, league.id, f"AND rated != {UNRATED}")
+                    if rebuild_history is not None:
+                        rebuild_history(self, league.id)
             if version == 2:
                 if not any(r["name"] == "chance_key" for r in self.conn.execute("PRAGMA table_info(leagues)")):
                     self.conn.execute(MIGRATE_2_TO_3)
@@ -341,9 +354,21 @@ class Store(StoreViews):
         with transaction(self.conn):
             self.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE id=?", (reason, bot_id))
 
-    def set_probation(self, bot_id: int, reason: str) -> None:
+    def set_probation(self, bot_id: int, reason: str, *, only_active: bool = False) -> None:
+        """Puts a bot on probation (with ``only_active``: only an active one, not a retired one)."""
         with transaction(self.conn):
-            self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=?", (reason, bot_id))
+            self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=?" +
+                              (" AND status='active'" if only_active else ""), (reason, bot_id))
+
+    def end_failure_run(self, bot_id: int) -> None:
+        """A bot's run of consecutive failed games is 0 again."""
+        # (already 0, the usual case: the bots page is not rewritten, the commit writes less)
+        self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=? AND consecutive_failures != 0", (bot_id,))
+
+    def add_failure(self, bot_id: int) -> int:
+        """One more failed game in a row for a bot; returns the run's length."""
+        return int(self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=? "
+                                     "RETURNING consecutive_failures", (bot_id,)).fetchone()[0])
 
     def release_bot(self, bot_id: int) -> bool:
         """Lifts a bot's probation as it is (``arena league release``): active again, its run of failures and its
@@ -360,13 +385,14 @@ class Store(StoreViews):
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, (SELECT COALESCE(MAX(id), 0) FROM "
                           "games))", (f"probation_window_after:{bot_id}",))
 
-    def _recent_failures(self, bot_id: int, window: int) -> list[bool]:
-        """Whether each of a bot's latest ``window`` games failed, newest first, since its window restarted."""
+    def latest_outcomes(self, bot_id: int, window: int) -> list[tuple[list[str], list[dict[str, Any]], int]]:
+        """(terminations, failures, the bot's seat) of a bot's latest ``window`` games, newest first, since its
+        probation window restarted (what the failure-rate rule looks at)."""
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (f"probation_window_after:{bot_id}",)).fetchone()
         rows = self.conn.execute(
             "SELECT g.terminations, g.failures, s.seat FROM game_seats s JOIN games g ON g.id = s.game_id "
             "WHERE s.bot_id=? AND g.id > ? ORDER BY g.id DESC LIMIT ?", (bot_id, int(row[0]) if row else 0, window))
-        return [bool(failure_reasons(json.loads(t), json.loads(f), seat)) for t, f, seat in rows]
+        return [(json.loads(t), json.loads(f), seat) for t, f, seat in rows]
 
     @staticmethod
     def _bot(row: sqlite3.Row) -> Bot:
@@ -387,49 +413,22 @@ class Store(StoreViews):
                                         (league_id,)):
             yield key
 
-    def record_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
-                    record: dict[str, Any], *, probation: ProbationRule | None = None,
-                    probation_after: int | None = None) -> int | None:
-        """Stores one finished game (a :meth:`arena.records.GameRecord.to_dict`) in one transaction.
-
-        Also updates each bot's run of consecutive failures and puts a failing bot on probation by the league's
-        ``probation`` rule (:mod:`leaderboards.probation`: a run of failures, or a failure rate over its recent
-        games); ``probation_after`` alone is the run rule only.
+    def insert_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
+                    record: GameRecord) -> int | None:
+        """Stores one finished game's rows (``games`` and its ``game_seats``); what that means for the league (the
+        bots' failure runs, probation, ratings) is the writer's (:func:`leaderboards.ledger.record_game`).
 
         Returns:
             The new game id, or None when a game with this schedule key is already stored (never twice).
         """
         with transaction(self.conn):
-            inserted = self._insert_game(league_id, schedule_key, base_game, round_, seats, record)
-            if inserted is None:
-                return None
-            game_id, terminations = inserted
-            if probation is None and probation_after:
-                probation = ProbationRule(after=probation_after, failures=0)
-            for seat, bot_id in enumerate(seats):
-                reasons = failure_reasons(terminations, record.get("failures", []), seat)
-                if not reasons:
-                    # (already 0, the usual case: the bots page is not rewritten, the commit writes less)
-                    self.conn.execute("UPDATE bots SET consecutive_failures=0 WHERE id=? AND consecutive_failures != 0",
-                                      (bot_id,))
-                    continue
-                run = self.conn.execute("UPDATE bots SET consecutive_failures=consecutive_failures+1 WHERE id=? "
-                                        "RETURNING consecutive_failures", (bot_id,)).fetchone()[0]
-                if probation is None or not probation.active:
-                    continue
-                # the window is read only after a failure: only then can the rate cross the line
-                why = probation.reason(run, self._recent_failures(bot_id, probation.window) if probation.failures
-                                       else [], reasons, game_id)
-                if why:
-                    self.conn.execute("UPDATE bots SET status='probation', status_reason=? WHERE id=? AND "
-                                      "status='active'", (why, bot_id))
-            return game_id
+            return self._insert_game(league_id, schedule_key, base_game, round_, seats, record)
 
-    def record_games(self, league_id: int,
-                     games: Iterable[tuple[str, str, int, Sequence[int], dict[str, Any]]]) -> int:
+    def record_games(self, league_id: int, games: Iterable[tuple[str, str, int, Sequence[int], GameRecord]]) -> int:
         """Stores many finished games, each ``(schedule key, base game, round, seats, record)``, in one
         transaction: a bulk import (synthetic stores for benchmarks, copies), without the probation
-        bookkeeping of :meth:`record_game`. Keys already stored are skipped. Returns the games stored."""
+        bookkeeping of :func:`leaderboards.ledger.record_game`. Keys already stored are skipped. Returns the games
+        stored."""
         stored = 0
         with transaction(self.conn):
             for key, base_game, round_, seats, record in games:
@@ -437,20 +436,20 @@ class Store(StoreViews):
         return stored
 
     def _insert_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
-                     record: dict[str, Any]) -> tuple[int, list[str]] | None:
+                     record: GameRecord) -> int | None:
         """The ``games`` row and its ``game_seats`` rows (inside a transaction); None if the key exists."""
-        returns = [float(x) for x in record["returns"]]
-        terminations = list(record["terminations"])
+        data = record.to_dict()  # the columns' JSON, in the record's one plain shape
+        returns = [float(x) for x in data["returns"]]
+        terminations = data["terminations"]
         cur = self.conn.execute(
             "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
             "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
             "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (league_id, schedule_key, base_game, record["game"], round_, int(record["seed"]),
-             json.dumps(list(seats)), json.dumps(record["players"]), json.dumps(record["history"]),
-             json.dumps(returns), json.dumps(terminations), json.dumps(record.get("move_seats", [])),
-             json.dumps(record.get("wall_times", [])), json.dumps(record.get("cpu_times", [])),
-             json.dumps(record.get("failures", [])), float(record.get("duration", 0.0)),
-             json.dumps(record.get("info", {})), time.time()))
+            (league_id, schedule_key, base_game, data["game"], round_, int(data["seed"]),
+             json.dumps(list(seats)), json.dumps(data["players"]), json.dumps(data["history"]),
+             json.dumps(returns), json.dumps(terminations), json.dumps(data["move_seats"]),
+             json.dumps(data["wall_times"]), json.dumps(data["cpu_times"]), json.dumps(data["failures"]),
+             float(data["duration"]), json.dumps(data["info"]), time.time()))
         if cur.rowcount == 0:
             return None
         game_id = int(cur.lastrowid or 0)
@@ -458,7 +457,7 @@ class Store(StoreViews):
             "INSERT INTO game_seats (game_id, seat, bot_id, score, result, termination) VALUES (?, ?, ?, ?, ?, ?)",
             [(game_id, seat, bot_id, returns[seat], result, terminations[seat])
              for (seat, bot_id), result in zip(enumerate(seats), seat_results(returns))])
-        return game_id, terminations
+        return game_id
 
     def checkpoint(self) -> None:
         """Moves the write-ahead log into the file and empties it (the file's size is then the store's)."""
@@ -530,15 +529,7 @@ class Store(StoreViews):
         """``with store.transaction():`` several writes commit together (nested uses join the outer one)."""
         return transaction(self.conn)
 
-    # -- the rating fold's reads and writes (the policy: leaderboards/rating_fold.py) ----------------------
-    def recompute_ratings(self, league_id: int) -> dict[int, BotRating]:
-        """:func:`leaderboards.rating_fold.recompute_ratings` (every rating of a league from its games)."""
-        return rating_fold.recompute_ratings(self, league_id)
-
-    def rate_pending(self, league_id: int, before: str | None = None) -> int:
-        """:func:`leaderboards.rating_fold.rate_pending` (the games below ``before`` rated)."""
-        return rating_fold.rate_pending(self, league_id, before)
-
+    # -- the rating fold's reads and writes (the policy: leaderboards/rating_fold.py, called by leaderboards/ledger.py)
     def next_rating_seq(self, league_id: int) -> int:
         return int(self.conn.execute("SELECT coalesce(max(rating_seq), 0) + 1 FROM games WHERE league_id=?",
                                      (league_id,)).fetchone()[0])

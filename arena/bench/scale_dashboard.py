@@ -28,9 +28,11 @@ from typing import Any
 
 import games
 from arena.errors import ConfigError
+from arena.records import GameRecord
 from arena.schedule import fixture_key, league_schedule
 from arena.views import standings
 from games import load
+from leaderboards import ledger
 from leaderboards.ratings import leaderboard_order
 from leaderboards.store import League, Store
 
@@ -65,11 +67,12 @@ def playouts(spec: str, seed: int, n: int, rng: random.Random) -> list[dict[str,
     return out
 
 
-def make_record(sample: dict[str, Any], players: Sequence[str], rng: random.Random) -> dict[str, Any]:
+def make_record(sample: dict[str, Any], players: Sequence[str], rng: random.Random) -> GameRecord:
     """A full game record around a play-out, with made-up but plausible move times."""
     wall = [round(rng.uniform(0.001, 0.05), 6) for _ in sample["move_seats"]]
-    return {**sample, "players": list(players), "terminations": ["normal"] * len(players), "wall_times": wall,
-            "cpu_times": wall, "failures": [], "duration": round(sum(wall) + 0.01, 6), "info": {"synthetic": True}}
+    return GameRecord.from_dict({**sample, "players": list(players), "terminations": ["normal"] * len(players),
+                                 "wall_times": wall, "cpu_times": wall, "failures": [],
+                                 "duration": round(sum(wall) + 0.01, 6), "info": {"synthetic": True}})
 
 
 def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 100_000, game: str = "nim",
@@ -77,7 +80,7 @@ def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 
     """Creates a store with league ``scale``: ``bots`` built-in bots and ``games`` fixtures of its real
     round-robin schedule (an even sample of the rounds that hold them), played as valid synthetic games (real random play-outs of ``game``, the
     winner drawn from the bots' hidden strengths so the leaderboard has an order), then rated for real
-    (:meth:`Store.rate_pending`, which also writes the rating history).
+    (:func:`leaderboards.ledger.rate_pending`, which also writes the rating history).
 
     Returns:
         ``stored_games``, ``bots``, ``insert_seconds``, ``rate_seconds``, ``bytes``, ``bytes_per_game``.
@@ -93,7 +96,7 @@ def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 
     seats = load(game).num_players()
     rng = random.Random(seed)
     t0 = time.perf_counter()
-    with Store.open(path, create=True) as store:
+    with ledger.open_store(path, create=True) as store:
         ids = list(range(1, bots + 1))
         per_round = len(league_schedule([(game, seats)], {game: ids}, seats, seed))
         gpp = seats * max(1, math.ceil(games / max(per_round, 1)))
@@ -131,7 +134,7 @@ def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 
                 break
             stored += store.record_games(league.id, chunk)
         t1 = time.perf_counter()
-        store.rate_pending(league.id)
+        ledger.rate_pending(store, league.id)
         t2 = time.perf_counter()
         store.checkpoint()  # the size of the file is then the store's size
     size = path.stat().st_size
@@ -200,7 +203,7 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
                      process: bool = True) -> Callable[[Path], int]:
     """A writer for :func:`dashboard_times`: appends ``games`` valid games (real play-outs of the league's first
     game, between random active bots, with keys after every stored one) to the store at the path it is
-    given, each stored with :meth:`Store.record_game` and rated with :meth:`Store.rate_pending` as the league
+    given, each stored with :func:`leaderboards.ledger.record_game` and rated with :func:`~leaderboards.ledger.rate_pending` as the league
     runner does, one every ``interval`` seconds. Returns the games written.
 
     With ``process`` (the default) it writes from a child process, as the league runner does; otherwise
@@ -216,7 +219,7 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
     def write(path: Path) -> int:
 
         rng = random.Random(seed)
-        with Store.open(path) as store:
+        with ledger.open_store(path) as store:
             league = _league(store)
             spec = (league.config.get("games") or [None])[0] or store.recent_games(league.id, limit=1)[0].base_game
             seats = load(spec).num_players()
@@ -229,10 +232,10 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
             for i in range(games):
                 table = sorted(rng.sample(list(labels), seats))
                 key = fixture_key(round_ + i, spec, table, 0)  # each after every stored key: rated in order
-                if store.record_game(league.id, key, spec, round_ + i, table,
-                                     make_record(rng.choice(pool), [labels[b] for b in table], rng)) is not None:
+                if ledger.record_game(store, league.id, key, spec, round_ + i, table,
+                                      make_record(rng.choice(pool), [labels[b] for b in table], rng)) is not None:
                     written += 1
-                store.rate_pending(league.id)
+                ledger.rate_pending(store, league.id)
                 time.sleep(interval)
         return written
     return spawn if process else write
@@ -258,7 +261,7 @@ def dashboard_times(db: str | os.PathLike[str], writer: Callable[[Path], Any] | 
         copy = Path(tmp) / db.name
         with Store.open(db, readonly=True) as store:
             store.backup(copy)
-        with Store.open(copy) as store:  # a schema 1 store is migrated on the copy, as a league run would
+        with ledger.open_store(copy) as store:  # a schema 1 store is migrated on the copy, as a league run would
             league = _league(store)
             n_games, n_bots = store.count_games(league.id), len(store.bots(league.id, include_retired=False))
         result: dict[str, Any] = {"stored_games": n_games, "bots": n_bots, **h2h_times(copy)}

@@ -16,7 +16,7 @@ import click
 from arena.commands.locate import LEAGUE_HELP, is_league_file, league_store
 from arena.errors import ConfigError
 from arena.text import check_name, shown
-from leaderboards import accounts as acc
+from leaderboards import accounts as acc, ledger
 from leaderboards.store import League, Store
 
 _league = click.option("--league", "league_name", required=True, metavar="NAME|FILE", help=LEAGUE_HELP)
@@ -30,7 +30,7 @@ def league_for_accounts(league_name: str, db: str | None) -> Iterator[tuple[Stor
     is not there yet (accounts are usually made before the first `arena serve`). The set: the names of the league
     file's bots (an account may not take one)."""
     path, name = league_store(league_name, db, must_exist=not is_league_file(league_name))
-    with Store.open(path, create=is_league_file(league_name)) as store:
+    with ledger.open_store(path, create=is_league_file(league_name)) as store:
         league = store.league(name) if name is not None else None
         reserved: set[str] = set()
         if is_league_file(league_name):

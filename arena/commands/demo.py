@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from leaderboards.store import DEFAULT_DB, Store
+from leaderboards import ledger
+from leaderboards.store import DEFAULT_DB
 
 # The same league as examples/leagues/demo.toml (a test keeps them equal).
 DEMO: dict[str, Any] = {
@@ -41,7 +42,7 @@ def demo(db: str, concurrency: int | None, fresh: bool) -> None:
 
     config = parse_config(DEMO, where="demo league")
     if fresh and Path(db).exists():
-        with Store.open(db) as store:
+        with ledger.open_store(db) as store:
             store.delete_league(config.name)
     click.echo(f"arena demo: {len(config.bots)} built-in bots on {' and '.join(config.games)}, "
                f"{config.games_per_pairing} games per pairing, store {db}")

@@ -11,7 +11,8 @@ import click
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
 from arena.text import shown
-from leaderboards.store import DEFAULT_DB, Store
+from leaderboards import ledger
+from leaderboards.store import DEFAULT_DB
 
 
 @click.command("release")
@@ -24,7 +25,7 @@ def release(bot: str, league_name: str | None, db: str | None) -> None:
     """Lift the probation of BOT (its current version): the next `arena league run` plays its games again,
     and its failure count starts afresh."""
     path, league_name = league_store(league_name, db)
-    with Store.open(path) as store:
+    with ledger.open_store(path) as store:
         league = store.find_league(league_name)
         current = store.current_bot(league.id, bot)
         if current is None:

@@ -18,7 +18,8 @@ from arena.errors import ArenaError, ConfigError
 from arena.limits import Limits, LimitType
 from arena.snapshot import MB, Snapshot, take
 from arena.text import check_name, shown
-from leaderboards.store import DEFAULT_DB, Store
+from leaderboards import ledger
+from leaderboards.store import DEFAULT_DB
 
 
 class BotRefused(ArenaError):
@@ -51,7 +52,7 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
         check_name(path.stem if path.is_file() else path.resolve().name, what="bot name (the file's name)",
                    hint="; pass --name NAME")
     path_db, league_name = league_store(league_name, db)
-    with Store.open(path_db) as store:
+    with ledger.open_store(path_db) as store:
         league = store.find_league(league_name)
         if max_bot_mb is None:
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb

@@ -2,8 +2,9 @@
 stand on their own.
 
 Every ``import`` of every module of arena's packages counts, function-level ones included (a lazy import is still a
-dependency); only imports under ``if TYPE_CHECKING:`` are left out (they never run). Cython sources are read for
-their ``import``/``cimport`` lines.
+dependency). Imports under ``if TYPE_CHECKING:`` never run, so the layer rules leave them out, but they count for
+cycles: two modules that name each other's types are one unit however their imports are written. Cython sources are
+read for their ``import``/``cimport`` lines.
 """
 from __future__ import annotations
 
@@ -66,8 +67,9 @@ def _type_checking_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
-def imported(name: str, path: Path) -> Iterator[str]:
-    """The absolute names ``name`` imports (``from a import b`` gives ``a.b`` and ``a``)."""
+def imported(name: str, path: Path, *, type_checking: bool = False) -> Iterator[str]:
+    """The absolute names ``name`` imports (``from a import b`` gives ``a.b`` and ``a``); with ``type_checking``
+    also those under ``if TYPE_CHECKING:``."""
     text = path.read_text()
     package = name if path.stem == "__init__" else name.rpartition(".")[0]
     if path.suffix == ".pyx":
@@ -75,7 +77,7 @@ def imported(name: str, path: Path) -> Iterator[str]:
             yield match.group(1) or match.group(2)
         return
     tree = ast.parse(text)
-    skip = _type_checking_lines(tree)
+    skip = set() if type_checking else _type_checking_lines(tree)
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) in skip:
             continue
@@ -89,13 +91,14 @@ def imported(name: str, path: Path) -> Iterator[str]:
             yield from (f"{base}.{alias.name}" for alias in node.names)
 
 
-def graph() -> dict[str, set[str]]:
-    """module -> the project modules it imports (a name resolves to its longest known module)."""
+def graph(*, type_checking: bool = False) -> dict[str, set[str]]:
+    """module -> the project modules it imports (a name resolves to its longest known module); with
+    ``type_checking`` the imports under ``if TYPE_CHECKING:`` too."""
     known = modules()
     edges: dict[str, set[str]] = {}
     for name, path in known.items():
         targets = set()
-        for target in imported(name, path):
+        for target in imported(name, path, type_checking=type_checking):
             while target and target not in known:
                 target = target.rpartition(".")[0]
             if target and target != name and not _within(name, target):  # (a package's own __init__ runs first)
@@ -120,12 +123,25 @@ def test_every_import_follows_the_layers() -> None:
 
 
 def test_no_import_cycles() -> None:
-    edges = graph()
+    assert not cycles(graph(type_checking=True)), f"import cycles: {cycles(graph(type_checking=True))}"
+
+
+def test_the_cycle_check_sees_imports_under_type_checking(tmp_path: Path) -> None:
+    """The checker itself: a type-only import back is a cycle (the store and the rating fold once were one)."""
+    (tmp_path / "a.py").write_text("from b import g\n")
+    (tmp_path / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import f\n")
+    assert "a.f" in set(imported("b", tmp_path / "b.py", type_checking=True))
+    assert "a.f" not in set(imported("b", tmp_path / "b.py"))  # (the layer rules still leave it out)
+    assert cycles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``edges`` (strongly connected components of more than one module)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
-    cycles: list[list[str]] = []
+    found: list[list[str]] = []
 
     def visit(v: str) -> None:  # Tarjan's strongly connected components
         index[v] = low[v] = len(index)
@@ -146,12 +162,12 @@ def test_no_import_cycles() -> None:
                 if w == v:
                     break
             if len(component) > 1:
-                cycles.append(sorted(component))
+                found.append(sorted(component))
 
     for module in edges:
         if module not in index:
             visit(module)
-    assert not cycles, f"import cycles: {cycles}"
+    return found
 
 
 def test_the_layer_check_sees_a_forbidden_import(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from arena import league_runner as runner, task as task_module
 from arena.errors import MachineOverloadedError
 from arena.league import parse_config
+from arena.limits import Limits
 from leaderboards.store import Store
 
 CONFIG = {"name": "busy", "games": ["nim"], "games_per_pairing": 2, "seed": 3, "bots": ["random", "greedy"]}
@@ -19,7 +20,7 @@ def test_play_task_reports_an_overload_distinctly(monkeypatch: pytest.MonkeyPatc
     def starved(*args: Any, **kwargs: Any) -> Any:
         raise MachineOverloadedError("machine overloaded: bot waited 2.1 s for a CPU during a 1 s move")
     monkeypatch.setattr(task_module, "_referee", lambda: starved)
-    task = runner.Task("k", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), 1, {}, "lose")
+    task = runner.Task("k", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), 1, Limits(), "lose")
     result = runner.play_task(task)
     assert isinstance(result, task_module.TaskFailure)
     assert result.overloaded is True and "machine overloaded" in result.error

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import (
     RAISING_BOT,
@@ -148,7 +149,7 @@ def test_submit_validates_enters_and_the_next_run_plays_only_its_games(league, t
         assert new is not None and new.origin == "submit"
         assert len(store.games(1, bot_id=new.id)) == 6 and store.count_games(1) == 12
         stored = {b: (r.mu, r.sigma) for b, r in store.ratings(1).items()}
-        assert {b: (r.mu, r.sigma) for b, r in store.recompute_ratings(1).items()} == stored
+        assert {b: (r.mu, r.sigma) for b, r in ledger.recompute_ratings(store, 1).items()} == stored
 
 
 @pytest.mark.parametrize("source,reason", [(SYNTAX_ERROR_BOT, "crash"), (RAISING_BOT, "crash")])

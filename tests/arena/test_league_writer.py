@@ -19,6 +19,7 @@ from arena.limits import Limits
 from arena.snapshot import single
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT
+from leaderboards import ledger
 
 CONFIG = {"name": "writer", "games": ["nim"], "games_per_pairing": 4, "seed": 3,
           "bots": [{"name": "random", "spec": "random"}, {"name": "greedy", "spec": "greedy"},
@@ -94,7 +95,7 @@ def test_ratings_at_the_end_equal_a_recomputation(tmp_path, monkeypatch: pytest.
         folded = store.ratings(league.id)
         unrated = store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0]
         assert unrated == 0
-        assert store.recompute_ratings(league.id) == folded
+        assert ledger.recompute_ratings(store, league.id) == folded
         assert sum(r.games for r in folded.values()) == 2 * SCHEDULED
 
 
@@ -124,7 +125,7 @@ BIG = 300_000
 
 def _file_task(key: str, seed: int, snapshot: Any) -> runner.Task:
     return runner.Task(key, "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("big", "random"), seed,
-                       Limits(move_time=5.0, first_move_time=20.0).to_dict(), "lose", {snapshot.digest: snapshot})
+                       Limits(move_time=5.0, first_move_time=20.0), "lose", {snapshot.digest: snapshot})
 
 
 def _big_bot(tag: str) -> Any:

@@ -300,7 +300,7 @@ def test_a_kept_backends_snapshots_leave_the_object_store_when_it_closes(snapsho
     from arena.snapshot import single
     from arena.task import Task, TaskFailure
     one, two = single("bot.py", RANDOM_BOT), single("bot.py", RANDOM_BOT + "# another bot\n")
-    limits = Limits(move_time=2.0, first_move_time=20.0).to_dict()
+    limits = Limits(move_time=2.0, first_move_time=20.0)
     tasks = [Task(f"k{i}", "nim", 0, (1, 2), (f"file:{one.digest}", f"file:{two.digest}"), ("a", "b"), i, limits,
                   "lose", {one.digest: one, two.digest: two}) for i in range(4)]
     backend = RayBackend()  # (on this process's connection)
@@ -382,7 +382,7 @@ from arena.league_runner import run_tasks
 from arena.task import Task, TaskFailure
 # hex(size=3), at most 9 moves: a bound of 5 + 2 x (2 x 3 + 2 x 9 x 0.2) s. (A built-in game: the example
 # tictactoe is installed only by tests/games/test_outside_game.py, which may not have run yet.)
-limits = Limits(move_time=0.2, first_move_time=3.0).to_dict()
+limits = Limits(move_time=0.2, first_move_time=3.0)
 tasks = [Task(f"k{i:02}", "hex(size=3)", 0, (1, 2), ("random", "random"), ("a", "b"), i, limits, "lose")
          for i in range(12)]
 backend = RayBackend(address=sys.argv[1], start_slack=5.0)
@@ -467,7 +467,7 @@ def _file_task(tmp_path: Path):
     from arena.task import Task
     snapshot = single("bot.py", RANDOM_BOT)
     task = Task("k", "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("a", "b"), 1,
-                Limits(move_time=2.0, first_move_time=20.0).to_dict(), "lose", {snapshot.digest: None})
+                Limits(move_time=2.0, first_move_time=20.0), "lose", {snapshot.digest: None})
     return task, snapshot.digest, pack(snapshot)
 
 

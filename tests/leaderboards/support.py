@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from arena.records import GameRecord
+from leaderboards import ledger
 from leaderboards.schema import GAME_JSON, transaction
 from leaderboards.store import Store
 
@@ -67,3 +69,10 @@ def tamper(store: Store, game_id: int, **fields: Any) -> None:
     values = [json.dumps(v) if k in GAME_JSON else v for k, v in fields.items()]
     with transaction(store.conn):
         store.conn.execute(f"UPDATE games SET {sets} WHERE id=?", (*values, game_id))
+
+
+def store_game(store: Store, league_id: int, key: str, base_game: str, round_: int, seats: Any,
+               record: dict[str, Any] | GameRecord, **rule: Any) -> int | None:
+    """:func:`leaderboards.ledger.record_game` (the writer's one call) for a record the test wrote as plain data."""
+    typed = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
+    return ledger.record_game(store, league_id, key, base_game, round_, seats, typed, **rule)

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from arena.schedule import league_schedule
-from leaderboards import rating_fold
+from leaderboards import ledger, rating_fold
 from leaderboards.ratings import ALL, RatedGame, Rater
-from leaderboards.store import SCHEMA_VERSION, Store
+from leaderboards.store import SCHEMA_VERSION, Store, StoreError
+from tests.leaderboards.support import store_game
 
 # The schema of version 1 as it shipped (frozen here: the migration test needs a real v1 file).
 V1_SCHEMA = '''
@@ -174,8 +175,8 @@ def test_history_equals_a_rater_fold_step_by_step(store: Store) -> None:
             seats = [ids[0], ids[0]]  # a bot against itself: stored, never rated, no history
         games.append((f"{i // 10:06d}|{spec}|{i:04d}|0", spec, seats, outcome(rng, len(seats))))
     for n, (key, spec, seats, returns) in enumerate(games):  # in schedule order, rated as they come
-        store.record_game(league.id, key, spec, 0, seats, record(returns, n))
-        store.rate_pending(league.id, before=games[n + 1][0] if n + 1 < len(games) else None)
+        store_game(store, league.id, key, spec, 0, seats, record(returns, n))
+        ledger.rate_pending(store, league.id, before=games[n + 1][0] if n + 1 < len(games) else None)
     assert_equals_fold(store, league.id)
     history = stored_history(store, league.id)
     assert history[games[7][0]] == [(None,) * 4] * 2
@@ -184,7 +185,7 @@ def test_history_equals_a_rater_fold_step_by_step(store: Store) -> None:
     assert seqs == sorted(seqs) and len(set(seqs)) == 80
     # recomputing changes nothing but the sequence numbers
     before = stored_history(store, league.id)
-    store.recompute_ratings(league.id)
+    ledger.recompute_ratings(store, league.id)
     assert stored_history(store, league.id) == before
     assert min(g.rating_seq or 0 for g in store.games(league.id)) > max(seqs)
 
@@ -197,10 +198,10 @@ def test_shuffled_completion_and_prefix_ratings_end_equal_to_the_fold(store: Sto
     shuffled = games[:]
     rng.shuffle(shuffled)
     for n, (key, seats, returns) in enumerate(shuffled):
-        store.record_game(league.id, key, "nim", 0, seats, record(returns))
+        store_game(store, league.id, key, "nim", 0, seats, record(returns))
         if n % 7 == 0:
-            store.rate_pending(league.id)  # everything so far, then older keys arrive
-    store.rate_pending(league.id)
+            ledger.rate_pending(store, league.id)  # everything so far, then older keys arrive
+    ledger.rate_pending(store, league.id)
     assert_equals_fold(store, league.id)
 
 
@@ -214,11 +215,11 @@ def test_resumed_equals_uninterrupted(tmp_path: Path) -> None:
             with Store.open(path, create=True) as s:  # a new writer each time, as after a kill
                 league = s.ensure_league("L", {})
                 ids = [s.upsert_bot(league.id, f"b{i}", origin="config", spec="random")[0].id for i in range(4)]
-                s.rate_pending(league.id, before=plan[done][0] if done < len(plan) else None)
+                ledger.rate_pending(s, league.id, before=plan[done][0] if done < len(plan) else None)
                 for n in range(done, stop):
                     key, seats, returns = plan[n]
-                    s.record_game(league.id, key, "nim", 0, [ids[b] for b in seats], record(returns))
-                    s.rate_pending(league.id, before=plan[n + 1][0] if n + 1 < len(plan) else None)
+                    store_game(s, league.id, key, "nim", 0, [ids[b] for b in seats], record(returns))
+                    ledger.rate_pending(s, league.id, before=plan[n + 1][0] if n + 1 < len(plan) else None)
                 done = stop
         with Store.open(path) as s:
             assert_equals_fold(s, 1)
@@ -245,11 +246,11 @@ def test_a_bot_entered_late_is_rated_provisionally_then_recomputed_once(store: S
                 pending.append(todo.pop(0))
             f = pending.pop(rng.randrange(len(pending)))  # any game in flight may finish first
             results[f.key] = outcome(rng, 2)
-            store.record_game(league.id, f.key, f.game, f.round, f.seats, record(results[f.key]))
+            store_game(store, league.id, f.key, f.game, f.round, f.seats, record(results[f.key]))
             outstanding = [p.key for p in pending] + [t.key for t in todo]
-            store.rate_pending(league.id, before=min(outstanding) if outstanding else None)
+            ledger.rate_pending(store, league.id, before=min(outstanding) if outstanding else None)
             provisional.append(store.count_provisional(league.id))
-        store.rate_pending(league.id)
+        ledger.rate_pending(store, league.id)
         return provisional
 
     old = league_schedule([("nim", 2)], {"nim": ids[:3]}, 6, 7)  # three bots, three rounds, rated in order
@@ -308,7 +309,9 @@ def test_a_schema_1_store_is_read_as_it_is_and_migrated_by_a_writer(tmp_path: Pa
         assert old.schema_version == 1 and not old.has_history
         assert old.ratings(1)[2].mu == v1.table[(ALL, 2)].mu
         assert len(old.games(1)) == 30
-    with Store.open(path) as s:  # a writer migrates it
+    with pytest.raises(StoreError, match="a schema 1 store with rated games"):  # the history is the writer's
+        Store.open(path)
+    with ledger.open_store(path) as s:  # a writer migrates it, refolding the history
         assert s.schema_version == SCHEMA_VERSION and s.has_history
         assert s.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
         assert {g.schedule_key: g.rated for g in s.games(1)} == {g.key: i < 25 for i, g in enumerate(games)}
@@ -317,7 +320,7 @@ def test_a_schema_1_store_is_read_as_it_is_and_migrated_by_a_writer(tmp_path: Pa
         assert {k: history[k] for k in expected} == expected
         assert all(history[g.key] == [(None,) * 4] * 2 for g in games[25:])  # unrated: no history yet
         assert {b: r.mu for b, r in s.ratings(1).items()} == {b: rater.table[(ALL, b)].mu for b in (1, 2, 3)}
-        assert s.rate_pending(1) == 5
+        assert ledger.rate_pending(s, 1) == 5
         assert_equals_fold(s, 1)
     with Store.open(path) as again:  # opening a v2 store migrates nothing
         assert again.schema_version == SCHEMA_VERSION
@@ -328,12 +331,12 @@ def test_provisional_games_are_recomputed_even_when_nothing_new_is_left_to_rate(
     ids = [store.upsert_bot(league.id, f"b{i}", origin="config", spec="random")[0].id for i in range(3)]
     rng = random.Random(4)
     for r in range(3):  # rated in order up to round 2
-        store.record_game(league.id, f"{r:06d}|nim|a|0", "nim", r, ids[:2], record(outcome(rng, 2)))
-    store.rate_pending(league.id)
+        store_game(store, league.id, f"{r:06d}|nim|a|0", "nim", r, ids[:2], record(outcome(rng, 2)))
+    ledger.rate_pending(store, league.id)
     # round-0 games of b2 arrive while a round-1 fixture (later skipped: never stored) is outstanding
     for i in range(2):
-        store.record_game(league.id, f"000000|nim|b{i}|0", "nim", 0, [ids[i], ids[2]], record(outcome(rng, 2)))
-        store.rate_pending(league.id, before="000001|nim|skipped|0")
+        store_game(store, league.id, f"000000|nim|b{i}|0", "nim", 0, [ids[i], ids[2]], record(outcome(rng, 2)))
+        ledger.rate_pending(store, league.id, before="000001|nim|skipped|0")
     assert store.count_provisional(league.id) == 2
-    assert store.rate_pending(league.id) == 0  # nothing new, but the provisional games are made exact
+    assert ledger.rate_pending(store, league.id) == 0  # nothing new, but the provisional games are made exact
     assert_equals_fold(store, league.id)

@@ -6,6 +6,7 @@ import pytest
 
 from leaderboards.probation import ProbationRule, lift_hint
 from leaderboards.store import Store
+from tests.leaderboards.support import store_game
 
 
 def _record(failing_seat: int | None) -> dict:
@@ -28,7 +29,7 @@ def store(tmp_path):
 def _play(store, league, a, b, n, start, rule, fails=lambda i: i % 2 == 0):
     """n games of b against a; b fails game i when fails(i)."""
     for i in range(start, start + n):
-        store.record_game(league.id, f"{i:06d}|nim|x|0", "nim", 0, (a.id, b.id), _record(1 if fails(i) else None),
+        store_game(store, league.id, f"{i:06d}|nim|x|0", "nim", 0, (a.id, b.id), _record(1 if fails(i) else None),
                           probation=rule)
 
 

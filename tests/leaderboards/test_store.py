@@ -8,7 +8,9 @@ import pytest
 import trueskill
 
 from arena.errors import ConfigError
+from leaderboards import ledger
 from leaderboards.store import SCHEMA_VERSION, Store, StoreError
+from tests.leaderboards.support import store_game
 
 
 def _record(seats: int, winner: int, terminations: list[str] | None = None) -> dict:
@@ -62,8 +64,8 @@ def test_a_schedule_key_is_stored_once(store):
     league = store.ensure_league("L", {})
     a, _ = store.upsert_bot(league.id, "a", origin="config", spec="random")
     b, _ = store.upsert_bot(league.id, "b", origin="config", spec="random")
-    first = store.record_game(league.id, "000000|nim|1.2|0", "nim", 0, (a.id, b.id), _record(2, 0))
-    again = store.record_game(league.id, "000000|nim|1.2|0", "nim", 0, (a.id, b.id), _record(2, 1))
+    first = store_game(store, league.id, "000000|nim|1.2|0", "nim", 0, (a.id, b.id), _record(2, 0))
+    again = store_game(store, league.id, "000000|nim|1.2|0", "nim", 0, (a.id, b.id), _record(2, 1))
     assert first is not None and again is None
     assert store.count_games(league.id) == 1
     assert store.game(first).returns == [1.0, -1.0]
@@ -75,12 +77,12 @@ def test_probation_after_k_consecutive_failures_and_a_success_resets_the_run(sto
     b, _ = store.upsert_bot(league.id, "b", origin="submit", filename="b.py", source="x")
     keys = iter(f"{i:06d}|nim|x|0" for i in range(10))
     crash = ["normal", "crash"]
-    store.record_game(league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
-    store.record_game(league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
-    store.record_game(league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 1), probation_after=3)
+    store_game(store, league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
+    store_game(store, league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
+    store_game(store, league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 1), probation_after=3)
     assert store.bot(b.id).consecutive_failures == 0 and store.bot(b.id).status == "active"
     for _ in range(3):
-        store.record_game(league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
+        store_game(store, league.id, next(keys), "nim", 0, (a.id, b.id), _record(2, 0, crash), probation_after=3)
     bot = store.bot(b.id)
     assert bot.status == "probation" and "3 failed games in a row" in bot.status_reason
     # Resubmitting the same file lifts probation.
@@ -99,10 +101,10 @@ def test_incremental_ratings_equal_a_fresh_trueskill_recomputation_in_key_order(
     shuffled = games[:]
     rng.shuffle(shuffled)  # completion order differs from schedule order
     for n, (key, seats, winner) in enumerate(shuffled):
-        store.record_game(league.id, key, "nim", 0, seats, _record(2, winner))
+        store_game(store, league.id, key, "nim", 0, seats, _record(2, winner))
         if n % 7 == 0:
-            store.rate_pending(league.id)  # rating a prefix, then older keys arrive: must recompute
-    store.rate_pending(league.id)
+            ledger.rate_pending(store, league.id)  # rating a prefix, then older keys arrive: must recompute
+    ledger.rate_pending(store, league.id)
     stored = store.ratings(league.id)
 
     env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.0)
@@ -114,7 +116,7 @@ def test_incremental_ratings_equal_a_fresh_trueskill_recomputation_in_key_order(
         assert stored[b].mu == pytest.approx(fresh[b].mu, abs=1e-12)
         assert stored[b].sigma == pytest.approx(fresh[b].sigma, abs=1e-12)
     assert sum(r.games for r in stored.values()) == 120
-    recomputed = store.recompute_ratings(league.id)
+    recomputed = ledger.recompute_ratings(store, league.id)
     assert {b: (r.mu, r.sigma) for b, r in recomputed.items()} == {b: (r.mu, r.sigma) for b, r in stored.items()}
 
 
@@ -137,10 +139,10 @@ def test_random_move_substitutions_count_toward_probation(store):
     for i in range(2):
         record = _record(2, 1)  # b even wins: its timeouts were replaced by random moves
         record["failures"] = [{"seat": 1, "reason": "timeout", "move_number": 3, "detail": "", "substituted": 1}]
-        store.record_game(league.id, f"{i:06d}|nim|x|0", "nim", 0, (a.id, b.id), record, probation_after=2)
+        store_game(store, league.id, f"{i:06d}|nim|x|0", "nim", 0, (a.id, b.id), record, probation_after=2)
     bot = store.bot(b.id)
     assert bot.status == "probation" and "timeout" in bot.status_reason
-    store.rate_pending(league.id)
+    ledger.rate_pending(store, league.id)
     assert store.ratings(league.id)[b.id].timeouts == 2
 
 
@@ -150,8 +152,8 @@ def test_delete_league_removes_only_that_league(store):
     for league in (keep, drop):
         a, _ = store.upsert_bot(league.id, "a", origin="config", spec="random")
         b, _ = store.upsert_bot(league.id, "b", origin="config", spec="greedy")
-        store.record_game(league.id, "000000|nim|x|0", "nim", 0, (a.id, b.id), _record(2, 0))
-        store.rate_pending(league.id)
+        store_game(store, league.id, "000000|nim|x|0", "nim", 0, (a.id, b.id), _record(2, 0))
+        ledger.rate_pending(store, league.id)
     assert store.delete_league("drop") and not store.delete_league("drop")
     assert [lg.name for lg in store.leagues()] == ["keep"]
     assert store.count_games(keep.id) == 1 and len(store.ratings(keep.id)) == 2

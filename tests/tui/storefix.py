@@ -11,7 +11,9 @@ from typing import Any
 
 import games
 from arena.limits import Limits
+from leaderboards import ledger
 from leaderboards.store import Store
+from tests.leaderboards.support import store_game
 
 BOTS = [("random", "random", None), ("greedy", "greedy", None), ("uct", "uct(iterations=100)", None),
         ("mybot", None, "class Bot:\n    def __init__(self, game, seat, seed):\n        pass\n")]
@@ -81,8 +83,8 @@ class Fixture:
         b, _ = self.store.upsert_bot(ladder.id, "beta", origin="config", spec="greedy")
         for i in range(3):
             rec = play_record("nim", 100 + i, ["alpha", "beta"], winner_first=i % 2 == 0)
-            self.store.record_game(ladder.id, f"{i:05d}", "nim", i, [a.id, b.id], rec)
-        self.store.rate_pending(ladder.id)
+            store_game(self.store, ladder.id, f"{i:05d}", "nim", i, [a.id, b.id], rec)
+        ledger.rate_pending(self.store, ladder.id)
 
     def add_round(self, pairs: list[tuple[str, str]] | None = None, *, with_timeout: bool = False) -> int:
         """Plays one round (every pair on every game, both seatings) into league demo; returns games added."""
@@ -99,11 +101,11 @@ class Fixture:
                     else:
                         rec = play_record(spec, seed, [first, second], STRENGTH[first] >= STRENGTH[second])
                     key = f"{r:05d}-{spec}-{first}-{second}"
-                    if self.store.record_game(self.demo.id, key, spec, r, [self.bots[first], self.bots[second]],
+                    if store_game(self.store, self.demo.id, key, spec, r, [self.bots[first], self.bots[second]],
                                               rec) is not None:
                         added += 1
         self.next_round += 1
-        self.store.rate_pending(self.demo.id)
+        ledger.rate_pending(self.store, self.demo.id)
         return added
 
     def close(self) -> None:

@@ -15,7 +15,9 @@ from arena.text import shown
 from arena.tui.app import ArenaApp
 from arena.tui.screens import PickerScreen, SearchScreen
 from arena.tui.tables import H2H_MAX_BOTS, HeadToHeadTable, LeaderboardTable
+from leaderboards import ledger
 from leaderboards.store import Store
+from tests.leaderboards.support import store_game
 from tests.tui.conftest import wait_for
 from tests.tui.storefix import Fixture, play_record
 from tests.tui.test_organiser import big_league, cell_text
@@ -110,10 +112,10 @@ def cycle_league(path: Path) -> dict[str, int]:
     pairs = [(i, j) for i in range(5) for j in range(5) if i != j] + [(2, 3), (3, 2)]
     for i, j in pairs:
         first_wins = (j - i) % 5 in (1, 2)
-        store.record_game(league.id, f"{k:06d}", "nim", 0, [ids[names[i]], ids[names[j]]],
+        store_game(store, league.id, f"{k:06d}", "nim", 0, [ids[names[i]], ids[names[j]]],
                           play_record("nim", k, ["a", "b"], winner_first=first_wins))
         k += 1
-    store.rate_pending(league.id)
+    ledger.rate_pending(store, league.id)
     store.close()
     return ids
 

@@ -10,6 +10,8 @@ from textual.widgets import DataTable, Static, TabbedContent
 
 from arena.tui.app import ArenaApp
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
+from leaderboards import ledger
+from tests.leaderboards.support import store_game
 from tests.tui.conftest import wait_for
 from tests.tui.storefix import Fixture
 
@@ -85,10 +87,10 @@ def big_league(path: Path, n: int = 12) -> list[int]:
     for i in range(n):
         for j in range(n):
             if i != j:
-                store.record_game(league.id, f"{k:06d}", "nim", 0, [ids[i], ids[j]],
+                store_game(store, league.id, f"{k:06d}", "nim", 0, [ids[i], ids[j]],
                                   play_record("nim", k, ["a", "b"], winner_first=i < j))
                 k += 1
-    store.rate_pending(league.id)
+    ledger.rate_pending(store, league.id)
     store.close()
     return ids
 

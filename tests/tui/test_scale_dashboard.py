@@ -13,6 +13,7 @@ from rich.cells import cell_len
 import games
 from arena.bench import scale_dashboard as dash
 from arena.errors import ConfigError
+from leaderboards import ledger
 from leaderboards.store import Store
 
 
@@ -37,7 +38,7 @@ def test_the_synthetic_store_is_a_valid_rated_league(small_store: Path) -> None:
             assert state.is_terminal() and list(state.returns()) == g.returns
         ratings = {b: (r.mu, r.sigma, r.games) for b, r in store.ratings(league.id).items()}
         assert len(ratings) == 6 and sum(r[2] for r in ratings.values()) == 80
-        recomputed = store.recompute_ratings(league.id)
+        recomputed = ledger.recompute_ratings(store, league.id)
         assert {b: (r.mu, r.sigma, r.games) for b, r in recomputed.items()} == ratings
     with pytest.raises(ConfigError, match="exists"):
         dash.synthetic_store(small_store, bots=2, games=2)

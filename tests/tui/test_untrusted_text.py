@@ -13,7 +13,9 @@ from arena.text import shown
 from arena.tui.app import ArenaApp
 from arena.tui.screens import BotDetailScreen, PickerScreen, ReplayScreen
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
+from leaderboards import ledger
 from leaderboards.store import Store
+from tests.leaderboards.support import store_game
 from tests.tui.conftest import wait_for
 from tests.tui.storefix import play_record, timeout_record
 
@@ -48,8 +50,8 @@ def build(path: Path) -> dict[str, int]:
                 record["failures"][0]["detail"] = DETAIL
             else:
                 record = play_record("nim", 10 + i, [a, b], winner_first=True)
-            store.record_game(league.id, f"{i:05d}", "nim", 0, [ids[a], ids[b]], record)
-        store.rate_pending(league.id)
+            store_game(store, league.id, f"{i:05d}", "nim", 0, [ids[a], ids[b]], record)
+        ledger.rate_pending(store, league.id)
     return ids
 
 
