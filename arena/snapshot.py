@@ -37,7 +37,11 @@ from arena.errors import ArenaError, ConfigError
 MB = 1 << 20
 DEFAULT_ENTRY = "bot.py"
 MAX_FILES = 10_000
-"""Files in one snapshot (a folder with more is refused; the size limit alone would allow millions)."""
+"""Files and folders in one snapshot (a folder with more is refused; the size limit alone would allow millions, and
+every folder is written again for each game)."""
+MAX_DEPTH = 32
+"""Folder levels in one snapshot (a deeper folder is refused in one line: the walk recursed once per level, and
+1,500 levels ended `arena match`, `arena submit` and a league run in a RecursionError)."""
 _MAGIC = b"arena-snapshot/1\n"
 _SKIPPED_DIRS = ("__pycache__",)
 _ROOT_PREFIX, _RUN_PREFIX = "arena-bots-", "arena-run-"
@@ -65,8 +69,9 @@ class Snapshot:
 
     @property
     def size(self) -> int:
-        """Bytes of content (what the size limit counts)."""
-        return sum(len(data) for data in self.files.values())
+        """Bytes of content and of the files' relative paths (what the size limit counts: the store keeps both, and
+        10,000 long random names of empty files were megabytes a "1 MB" limit never saw)."""
+        return sum(len(path.encode()) + len(data) for path, data in self.files.items())
 
     def entry_text(self) -> str:
         """The entry file as text (for displays; undecodable bytes replaced)."""
@@ -292,9 +297,10 @@ def _take(where: str, entry: str | None, max_bytes: int, setting: str) -> Snapsh
             if not name.endswith(".py"):
                 raise ConfigError(f"a bot is a Python file defining class Bot (or a folder with bot.py); {where} "
                                   "does not end in .py")
-            if st.st_size > max_bytes:
-                raise too_big(st.st_size)
-            return make(name, {name: _read_regular(fd, where, max_bytes, too_big)}, name)
+            named = len(os.fsencode(name))
+            if st.st_size + named > max_bytes:
+                raise too_big(st.st_size + named)
+            return make(name, {name: _read_regular(fd, where, max_bytes - named, lambda n: too_big(named + n))}, name)
         if not stat.S_ISDIR(st.st_mode):
             raise ConfigError(f"bot {where} is neither a file nor a folder")
         entry = entry or DEFAULT_ENTRY
@@ -369,6 +375,14 @@ def _read_regular(fd: int, where: str, max_bytes: int, too_big: Callable[[int], 
 def _walk(top: int, where: str) -> Iterator[tuple[str, str, int]]:
     """(relative path, name, directory descriptor) of every file a folder snapshot takes, walked from the folder's
     descriptor ``top`` (a folder swapped for a symlink meanwhile is not followed); symlinks inside are refused."""
+    entries = 0  # files and folders: each costs the store (in every path under it) and every game's writing
+
+    def count(n: int) -> None:
+        nonlocal entries
+        entries += n
+        if entries > MAX_FILES:
+            raise ConfigError(f"bot {where} has more than {MAX_FILES} files and folders; ship fewer, larger files")
+
     for dirpath, dirnames, filenames, dirfd in os.fwalk(".", follow_symlinks=False, dir_fd=top):
         rel_dir = os.path.normpath(dirpath)
         for name in list(dirnames):
@@ -379,20 +393,26 @@ def _walk(top: int, where: str) -> Iterator[tuple[str, str, int]]:
                 link = os.path.normpath(os.path.join(rel_dir, name))
                 raise ConfigError(f"bot folder {where} contains a symlink {link}; copy the files it points to into "
                                   "the folder instead")
+        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
+        if dirnames and depth >= MAX_DEPTH:  # refused before the walk goes (and recurses) any deeper
+            raise ConfigError(f"bot folder {where} has folders more than {MAX_DEPTH} deep; ship a flatter folder")
+        count(len(dirnames))
         dirnames.sort()
         for name in sorted(filenames):
             if name.startswith(".") or name.endswith(".pyc"):
                 continue
+            count(1)
             yield (name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")), name, dirfd
 
 
 def _tree_size(top: int, where: str) -> int:
-    """Bytes of the files a folder snapshot would take (from their sizes: nothing is read)."""
+    """Bytes of the files a folder snapshot would take, with their relative paths (from their sizes: nothing is
+    read): what :attr:`Snapshot.size` counts."""
     total = 0
-    for _, name, dirfd in _walk(top, where):
+    for rel, name, dirfd in _walk(top, where):
         st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
         if stat.S_ISREG(st.st_mode):
-            total += st.st_size
+            total += st.st_size + len(os.fsencode(rel))
     return total
 
 
@@ -401,6 +421,9 @@ def _read_tree(top: int, where: str, max_bytes: int,
     """(relative path, bytes) of every file :func:`_walk` finds, never reading past ``max_bytes`` in all."""
     total = 0
     for rel, name, dirfd in _walk(top, where):
+        total += len(os.fsencode(rel))  # the path is stored too (Snapshot.size)
+        if total > max_bytes:
+            raise too_big(total)
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dirfd)
         except OSError as exc:
