@@ -434,7 +434,7 @@ class StoreReader:
                         relaxed=stored_relaxed(league.config))
 
     _elo_for: tuple[Any, ...] = ()
-    _elo: dict[int, EloCell] = {}  # noqa: RUF012 - replaced, never mutated
+    _elo_cells: dict[int, EloCell] = {}  # noqa: RUF012 - replaced, never mutated
     _elo_at = 0.0
     _elo_cost = 0.0
 
@@ -446,14 +446,14 @@ class StoreReader:
         count = store.count_games(league_id, scope)
         fresh = key == self._elo_for[:3]
         if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
-            return self._elo
+            return self._elo_cells
         from leaderboards.elo import annotate  # start-up: numpy (~0.15 s) loads on the poller's thread, not before
         started = time.monotonic()
         fitted = annotate([{"bot_id": r.bot_id} for r in rows], store.outcomes(league_id, scope))
-        self._elo = {f["bot_id"]: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for f in fitted}
+        self._elo_cells = {f["bot_id"]: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for f in fitted}
         self._elo_for, self._elo_at = (*key, count), time.monotonic()
         self._elo_cost = self._elo_at - started
-        return self._elo
+        return self._elo_cells
 
     # -- on demand -------------------------------------------------------------------------------
     def games_of(self, bot_id: int, *, opponent: int | None = None, failed: bool = False,

@@ -204,3 +204,13 @@ def test_head_to_head_counts_are_kept_and_only_new_games_added(fixture_store: Fi
     nim = reader.poll(None, "nim")  # another scope: counted afresh
     assert nim is not None and nim.h2h == fixture_store.store.head_to_head(fixture_store.demo.id, "nim")
     reader.close()
+
+
+def test_a_bot_detail_after_the_leaderboard_was_polled(fixture_store: Fixture) -> None:
+    """The leaderboard's batch Elo cache and the bot detail's Elo are two things: polling first (as the dashboard
+    always does) must not leave the detail calling the cache (it raised 'dict object is not callable')."""
+    reader = StoreReader(fixture_store.path)
+    snap = reader.poll(None, ALL)
+    assert snap.leaderboard
+    detail = reader.bot_detail(fixture_store.bots["mybot"])
+    assert detail.filename == "mybot.py"
