@@ -325,7 +325,7 @@ def create_app(site: Site) -> ASGIApp:
             body = await limited_body(request, 16 * 1024)
             if body is None:
                 return Response("too big", 413)
-                parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
+            parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
         fields, upload = parsed
 
         def call() -> Response:
