@@ -267,6 +267,17 @@ GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_sea
               "failures", "info")
 
 
+DECISIONS_TABLE = ("CREATE TABLE IF NOT EXISTS schedule_decisions (league_id INTEGER NOT NULL REFERENCES "
+                   "leagues(id), batch INTEGER NOT NULL, decision TEXT NOT NULL, created REAL NOT NULL, "
+                   "PRIMARY KEY (league_id, batch))")
+"""The adaptive schedule's decisions (arena/adaptive.py): one row per batch. Created by the first writer that
+records one (no schema bump: a store without it simply has no decisions), so any version may have it."""
+
+OPTIONAL_TABLES = (DECISIONS_TABLE,)
+"""Tables of arena's that a store of any schema version may or may not have (the strict schema check accepts
+each, exactly as written here)."""
+
+
 def script(conn: sqlite3.Connection, script: str) -> None:
     """Runs ``;``-separated statements one by one (``executescript`` would commit the open transaction)."""
     for statement in script.split(";"):

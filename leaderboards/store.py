@@ -28,7 +28,7 @@ from arena.errors import ConfigError
 from arena.outcome import seat_results
 from arena.records import GameRecord
 from arena.snapshot import Snapshot
-from leaderboards import storefile
+from leaderboards import schema, storefile
 from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5,
                                  PROVISIONAL, RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
                                  script, transaction)
@@ -587,17 +587,11 @@ class Store(StoreViews):
             (league_id, RATED, league_id, PROVISIONAL)) if k is not None), default=None)
 
     # -- views -----------------------------------------------------------------------------------
-    # The adaptive schedule's decisions (arena/adaptive.py): one row per batch. The table is created by the first
-    # writer that records one (no schema bump: a store without it simply has no decisions, and an older arena
-    # ignores a table it does not know).
-    _DECISIONS = ("CREATE TABLE IF NOT EXISTS schedule_decisions (league_id INTEGER NOT NULL REFERENCES "
-                  "leagues(id), batch INTEGER NOT NULL, decision TEXT NOT NULL, created REAL NOT NULL, "
-                  "PRIMARY KEY (league_id, batch))")
-
+    # The adaptive schedule's decisions: their table (schema.DECISIONS_TABLE) is made by the first one recorded.
     def record_decision(self, league_id: int, decision: dict[str, Any]) -> int:
         """Stores the next batch's decision (JSON) and returns its batch number (0, 1, ...)."""
         with transaction(self.conn):
-            self.conn.execute(self._DECISIONS)
+            self.conn.execute(schema.DECISIONS_TABLE)
             batch = self.conn.execute("SELECT coalesce(max(batch) + 1, 0) FROM schedule_decisions WHERE league_id=?",
                                       (league_id,)).fetchone()[0]
             self.conn.execute("INSERT INTO schedule_decisions (league_id, batch, decision, created) VALUES (?, ?, ?, ?)",

@@ -86,10 +86,14 @@ def test_an_empty_database_with_only_a_view_is_not_taken_for_a_new_store(tmp_pat
 
 def test_the_derived_earlier_schemas_are_the_ones_that_shipped() -> None:
     """Version 1 as it shipped (frozen in test_history) is the one schema known for version 1 (derived from today's
-    by undoing every migration)."""
+    by undoing every migration), with and without arena's optional tables (the adaptive schedule's)."""
     conn = sqlite3.connect(":memory:")
     conn.executescript(V1_SCHEMA)
-    assert storefile.known_schemas()[1] == [storefile._objects(conn)]
+    shipped = storefile._objects(conn)
+    known = storefile.known_schemas()[1]
+    assert known[0] == shipped and len(known) == 2
+    assert {name for _, name, _, _ in known[1] - shipped} == {"schedule_decisions",
+                                                              "sqlite_autoindex_schedule_decisions_1"}
 
 
 def test_a_genuine_version_1_store_is_read_and_migrated(tmp_path: Path) -> None:
@@ -127,3 +131,21 @@ def test_connections_do_not_trust_the_files_schema(tmp_path: Path) -> None:
         assert store.conn.execute("PRAGMA trusted_schema").fetchone()[0] == 0
     with Store.open(path, readonly=True) as store:
         assert store.conn.execute("PRAGMA trusted_schema").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_store_that_recorded_adaptive_decisions_opens_again(tmp_path: Path, readonly: bool) -> None:
+    """The adaptive schedule's table (made by the first decision recorded) is arena's own: such a store opens."""
+    path = genuine(tmp_path / "s.sqlite")
+    with Store.open(path) as store:
+        league = store.find_league("l")
+        assert store.record_decision(league.id, {"batch": "first"}) == 0
+    with Store.open(path, readonly=readonly) as store:
+        assert store.decisions(store.find_league("l").id) == [{"batch": "first"}]
+
+
+def test_a_changed_decisions_table_is_refused(tmp_path: Path) -> None:
+    path = tampered(genuine(tmp_path / "s.sqlite"), "CREATE TABLE schedule_decisions (league_id, batch, decision, "
+                                                    "created, evil)")
+    with pytest.raises(NotAStoreError, match="schedule_decisions"):
+        Store.open(path, readonly=True).close()
