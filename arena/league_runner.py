@@ -245,6 +245,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     try:
         while todo:
             runner = _Writer(store, league.id, config, bots, todo, summary, progress)
+            assert chosen is not None  # made above whenever there is a batch to play
             try:
                 runner.drain(chosen)
             except Interrupted as stop:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import asdict, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import click
 from pydantic import Field, ValidationError
@@ -116,7 +116,8 @@ class LimitType(click.ParamType):
 
     def __init__(self, field: str) -> None:
         self.field = field
-        self.name = type_name(Limits.__pydantic_fields__[field].annotation)
+        fields = cast(Any, Limits).__pydantic_fields__  # a pydantic dataclass: its fields are known at run time
+        self.name = type_name(fields[field].annotation)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         option = param.opts[0] if param is not None and param.opts else self.field

@@ -121,7 +121,7 @@ def check_book(book: OpeningBook, game: str) -> None:
                               "leave the game to be played")
 
 
-def apply_opening(state: Any, opening: tuple[int, ...] | list[int]) -> list[int]:
+def apply_opening(state: Any, opening: Sequence[int]) -> list[int]:
     """Plays the opening's moves on ``state`` while each is legal, never ending the game; returns the moves played
     (what the record keeps). Chance nodes are not crossed: an opening lists decisions from the start."""
     played: list[int] = []

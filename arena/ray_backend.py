@@ -71,7 +71,7 @@ def identity() -> tuple[str, str]:
     of every source and compiled module of arena's packages (computed once per process)."""
     digest = hashlib.sha256()
     for package in _PACKAGES:
-        top = Path(__import__(package).__file__).parent
+        top = Path(str(__import__(package).__file__)).parent
         for path in sorted(top.rglob("*")):
             if path.suffix in _BUILD_SUFFIXES and "__pycache__" not in path.parts and path.is_file():
                 digest.update(f"{package}/{path.relative_to(top).as_posix()}\0".encode())
@@ -289,7 +289,8 @@ class RayBackend:
                     self.refs[digest] = self.ray.put(pack(snapshot))  # once per league
                 if digest not in digests:
                     digests.append(digest)
-        bare = [dataclasses.replace(t, files=dict.fromkeys(t.files, None)) for t in games]
+        # the snapshots travel apart (each put into the object store once); the remote side fills them back in
+        bare = [dataclasses.replace(t, files=dict.fromkeys(t.files, None)) for t in games]  # type: ignore[arg-type]
         return self.remote.remote(identity(), bare, digests, *(self.refs[d] for d in digests))
 
     def _bound(self, games: list[Task]) -> float:

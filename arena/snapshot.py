@@ -360,7 +360,7 @@ def _read_regular(fd: int, where: str, max_bytes: int, too_big: Callable[[int], 
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(f"{where} is not a regular file; a bot folder holds only files and folders")
-    chunks = []
+    chunks: list[bytes] = []
     size = 0
     while True:
         chunk = os.read(fd, 1 << 20)
@@ -645,9 +645,9 @@ def default_root() -> BotRoot:
         # a forked child makes its own; so does a process whose root was removed under it (a finished run's)
         root = _default
         if root is None or root.owner != os.getpid() or root.fd < 0 or os.fstat(root.fd).st_nlink == 0:
-            _default = BotRoot()
-            atexit.register(_default.close)
-        return _default
+            root = _default = BotRoot()
+            atexit.register(root.close)
+        return root
 
 
 @contextmanager

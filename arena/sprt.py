@@ -149,7 +149,8 @@ def evaluate(sprt: Sprt, points: Sequence[float], *, paired: bool) -> SprtResult
     game waits for its partner); otherwise every game is a trinomial observation."""
     if paired and len(points) >= 2:
         pairs = [(points[i] + points[i + 1]) / 2 for i in range(0, len(points) - 1, 2)]
-        scores, stats, used = PENTANOMIAL, "pentanomial", 2 * len(pairs)
+        scores: tuple[float, ...] = PENTANOMIAL
+        stats, used = "pentanomial", 2 * len(pairs)
         observed = pairs
     else:
         scores, stats, used = TRINOMIAL, "trinomial", len(points)

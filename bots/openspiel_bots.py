@@ -98,7 +98,7 @@ class OpenSpielMCTSBot(OpenSpielBot):
         p = {k: self.options.get(k, spec.default) for k, spec in self.params.items()}
         self._args = (game, pyspiel.RandomRolloutEvaluator(p["rollout_count"], seed), p["uct_c"],
                       p["max_simulations"], p["max_memory_mb"], p["solve"], seed, False)
-        self._wall = None
+        self._wall: float | None = None
         return pyspiel.MCTSBot(*self._args)
 
     def step(self, state: Any, limit: Limit) -> int:

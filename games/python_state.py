@@ -194,7 +194,7 @@ class PythonState:
             return NotImplemented
         return str(self.game) == str(other.game) and self._state_key() == other._state_key()
 
-    __hash__ = None  # type: ignore[assignment] - mutable, like the compiled states
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the compiled states
 
     def __reduce__(self) -> Any:
         return (_rebuild, (self.game, list(self._history)))

@@ -82,7 +82,7 @@ def rate_pending(store: Store, league_id: int, before: str | None = None) -> int
         if not count and not provisional:
             return 0
         top = store.top_rated_key(league_id)
-        if top is not None and (provisional or low < top):
+        if top is not None and (provisional or (low is not None and low < top)):
             if before is None or before > max(top, high or top):  # nothing below the top is outstanding
                 recompute(store, league_id, bound, args)  # (even with nothing new: provisional games end)
                 return int(count)

@@ -96,10 +96,11 @@ def sandboxed(quick: bool) -> list[tuple[str, float]]:
     from arena.comp424 import take_agent  # start-up: pydantic only when limits are built
     from arena.limits import Limits
     from arena.referee import play_game
+    from arena.snapshot import Snapshot
     checkout = HERE.parents[2] / "tests" / "fixtures" / "comp424" / "checkout"
     limits = Limits(move_time=5.0, first_move_time=30.0)
     agent = take_agent(checkout, "random_agent")  # the course-style random walk: long games
-    cases = {"random (seat 0), hex(size=7)": ("hex(size=7)", "random"),
+    cases: dict[str, tuple[str, str | Snapshot]] = {"random (seat 0), hex(size=7)": ("hex(size=7)", "random"),
              "random (seat 0), openspiel:hex(board_size=7)": ("openspiel:hex(board_size=7)", "random"),
              "random (seat 0), colosseum(size=10)": ("colosseum(size=10)", "random"),
              "COMP424 random_agent (seat 0), colosseum(size=10)": ("colosseum(size=10)", agent)}

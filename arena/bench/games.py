@@ -2,7 +2,8 @@
 side by side with a tuned plain-Python reference (and OpenSpiel's C++ Hex when installed)."""
 from __future__ import annotations
 
-from typing import Callable, Iterator
+import functools
+from collections.abc import Callable, Iterator
 
 import games
 from arena.bench import Record, interleaved, rate
@@ -16,6 +17,10 @@ SUITE = "games"
 def _compiled(spec: str, n: int) -> Callable[[], object]:
     root = games.load(spec).new_initial_state()
     return lambda: playouts(root, n, 1)
+
+
+def _ds_playouts(n: int, length: int) -> object:
+    return ds_ref.playouts(n, length, length)
 
 
 def _pair(name: str, spec: str, reference: Callable[[int], object], n_c: int, n_py: int, repeats: int,
@@ -32,7 +37,7 @@ def run(quick: bool = False) -> Iterator[Record]:
                 200_000 * scale, 20_000 * scale, reps, "tuned Python", 30)
     for length in (10, 50):
         spec = f"doublestep(length={length})"
-        yield _pair(f"{spec} random playouts", spec, lambda n, L=length: ds_ref.playouts(n, L, L),
+        yield _pair(f"{spec} random playouts", spec, functools.partial(_ds_playouts, length=length),
                     200_000 * scale, 10_000 * scale, reps, "tuned Python", 30)
     for extra in _optional_suites():
         yield from extra(quick)

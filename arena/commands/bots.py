@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.table import Table
@@ -15,7 +16,7 @@ from games.spec import format_value
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
 def bots_command(as_json: bool) -> None:
     """List every built-in bot with its parameters and defaults."""
-    catalogue = []
+    catalogue: list[dict[str, Any]] = []
     for name in bots.bot_names():
         cls, fixed = bots.bot_class(name)
         doc = (cls.__doc__ or "").strip().splitlines()
@@ -31,8 +32,8 @@ def bots_command(as_json: bool) -> None:
         return
     console = out_console()
     for entry in catalogue:
-        fixed = ", ".join(f"{k}={v}" for k, v in entry["fixed"].items())
-        title = f"[bold]{entry['name']}[/]" + (f" (= {fixed})" if fixed else "") + \
+        fixed_text = ", ".join(f"{k}={v}" for k, v in entry["fixed"].items())
+        title = f"[bold]{entry['name']}[/]" + (f" (= {fixed_text})" if fixed_text else "") + \
             (f" — {entry['description']}" if entry["description"] else "")
         if not entry["params"]:
             console.print(title + "  [dim](no parameters)[/]")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.table import Table
@@ -15,7 +16,7 @@ from games.spec import format_value
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
 def games_command(as_json: bool) -> None:
     """List every game with its parameters and defaults."""
-    catalogue = []
+    catalogue: list[dict[str, Any]] = []
     for name in games.game_names():
         cls = games.game_class(name)
         catalogue.append({

@@ -147,11 +147,11 @@ def status(config: str, db: str | None) -> None:
         note = read_progress(path) if running else None
         run = _run_count(note)
         if run is not None:  # the runner's own count (the schedule it planned at its start), never a second one
-            done, total = run
+            played, total = run
             # games of bots submitted since the run started: the schedule now against the one the run planned
             planned = note.get("scheduled") if note else None
-            later = max(0, len(fixtures) - planned if isinstance(planned, int) else missing - (total - done))
-            count = f"{done}/{total} games of the running league run played" + (
+            later = max(0, len(fixtures) - planned if isinstance(planned, int) else missing - (total - played))
+            count = f"{played}/{total} games of the running league run played" + (
                 f"; {later} more scheduled games (bots submitted since the run started) wait for the next run"
                 if later else "")
         else:

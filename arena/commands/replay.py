@@ -193,11 +193,11 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
         state.apply_action(action)
     try:  # the outcome the referee must have decided (arena.outcome, the one place that decides it)
         forfeits = [(s, Termination(t)) for s, t in enumerate(g.terminations) if t != Termination.NORMAL]
-        expected = list(decide(state, forfeit=forfeits[0] if forfeits else None,
-                               adjudicated=g.info.get("adjudicated") or None).returns)
+        decided = list(decide(state, forfeit=forfeits[0] if forfeits else None,
+                              adjudicated=g.info.get("adjudicated") or None).returns)
     except ValueError:
         raise Divergence(f"game {g.id} diverges at the end: the history stops before the game is over and no seat "
                          "failed") from None
-    if any(abs(a - b) > 1e-9 for a, b in zip(expected, g.returns)) or len(expected) != len(g.returns):
-        raise Divergence(f"game {g.id} diverges at the end: stored returns {g.returns}, re-simulated {expected}")
+    if any(abs(a - b) > 1e-9 for a, b in zip(decided, g.returns)) or len(decided) != len(g.returns):
+        raise Divergence(f"game {g.id} diverges at the end: stored returns {g.returns}, re-simulated {decided}")
     return len(g.history)

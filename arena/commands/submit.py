@@ -51,9 +51,9 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     name = check_name(name, what="bot name (--name)") if name is not None else \
         check_name(path.stem if path.is_file() else path.resolve().name, what="bot name (the file's name)",
                    hint="; pass --name NAME")
-    path_db, league_name = league_store(league_name, db)
+    path_db, found_name = league_store(league_name, db)
     with ledger.open_store(path_db) as store:
-        league = store.find_league(league_name)
+        league = store.find_league(found_name)
         if max_bot_mb is None:
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb
         snapshot = (comp424.enter(file, int(max_bot_mb * MB)) if is_agent_arg(file)  # what is validated is

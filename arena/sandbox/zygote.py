@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -175,7 +176,8 @@ def _preload() -> None:
 
     from bots.registry import bot_class, bot_names
     from games.registry import game_class, game_names
-    loads = [(game_class, name) for name in game_names() + ["openspiel"]] + [(bot_class, n) for n in bot_names()]
+    loads: list[tuple[Callable[[str], object], str]] = [(game_class, name) for name in game_names() + ["openspiel"]]
+    loads += [(bot_class, n) for n in bot_names()]
     loads.append((importlib.import_module, "bots.generic"))  # the built-in bots' path for OpenSpiel games
     for load, name in loads:
         try:

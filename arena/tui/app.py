@@ -147,8 +147,9 @@ class ArenaApp(App[None]):
         if (self.league is not None and snapshot.league != self.league) or \
                 (snapshot.scope != self.scope and self.scope in snapshot.scopes):
             return  # built for a selection the user has just changed; the next poll brings the right one
-        first = self.snapshot is None
-        if not first and (snapshot.league, snapshot.scope) != (self.snapshot.league, self.snapshot.scope):
+        previous = self.snapshot
+        first = previous is None
+        if previous is not None and (snapshot.league, snapshot.scope) != (previous.league, previous.scope):
             for table in (self.query_one(LeaderboardTable), self.query_one(GamesTable)):
                 table.reset()  # another selection: fresh rows and column widths
         self.snapshot = snapshot

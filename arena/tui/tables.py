@@ -39,7 +39,7 @@ def right(text: str, style: str = "") -> Cell:
     return Cell(text, style, "right")
 
 
-class LiveTable(DataTable):  # type: ignore[type-arg]
+class LiveTable(DataTable):
     """A DataTable that syncs to a list of (key, cells) rows without rebuilding."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select_cursor", "Open"),
