@@ -23,8 +23,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from leaderboards.elo import ELO_PER_NAT, Stages, fit  # noqa: I001 - first: one BLAS thread (see there)
 import numpy as np
+
+from leaderboards.elo import ELO_PER_NAT, Stages, fit  # noqa: I001 - first: one BLAS thread (see there)
 
 if TYPE_CHECKING:
     from arena.league import LeagueConfig

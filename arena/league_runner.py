@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from arena import workers
 from arena.comp424 import DEFAULT_AGENT, take_agent
 from arena.duplicates import twins, warning
-from arena.errors import ConfigError, MachineOverloadedError
+from arena.errors import ConfigError
 from arena.league import LeagueConfig
 from arena.limits import Limits
 from arena.records import GameRecord

@@ -118,7 +118,7 @@ def _make_classes(pyspiel: Any, name: str) -> tuple[Any, type]:
         def __str__(self) -> str:
             return str(self.arena_state)
 
-        def __deepcopy__(self, memo: Any) -> "ArenaState":  # OpenSpiel clones Python states by deepcopy
+        def __deepcopy__(self, memo: Any) -> ArenaState:  # OpenSpiel clones Python states by deepcopy
             return ArenaState(self.get_game(), self.arena_state.clone())
 
     class Observer:

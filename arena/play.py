@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import games as games_pkg
 from arena.chance import chance_rng, key_id, substitute_rng

@@ -219,8 +219,14 @@ class Reporter:
             self._bar.update(self._job, total=self.total)
             return
         from rich.console import Console  # start-up: rich only when printing
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         console = Console(file=self.stream, force_terminal=True)
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),

@@ -99,7 +99,7 @@ class GameRecord:
                 "duration": self.duration, "info": _plain(self.info), "schema": RECORD_SCHEMA}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "GameRecord":
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         """A record from :meth:`to_dict`'s data (a record without ``schema`` is of schema 1's shape).
 
         Raises:

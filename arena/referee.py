@@ -139,8 +139,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     check_untrusted_allowed(bots, limits)
 
     from arena.sandbox import check  # start-up: the sandbox stack loads only when a sandboxed game is played
-    from arena.sandbox.proxy import BotProcess, close_all
     from arena.sandbox.launcher import Sandbox
+    from arena.sandbox.proxy import BotProcess, close_all
 
     # Built-in bots are trusted: they run with whatever layers exist. Files need the mandatory ones
     # (checked above) unless trusted.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from arena.errors import MachineOverloadedError
 from arena.limits import Limits
@@ -55,7 +55,7 @@ class TaskFailure:
     """The machine starved a bot of CPU: the game was abandoned, never forfeited (the run warns at once)."""
 
 
-TaskResult = Union[GameRecord, TaskFailure]
+TaskResult = GameRecord | TaskFailure
 
 
 def play_task(task: Task) -> TaskResult:

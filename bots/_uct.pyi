@@ -1,5 +1,6 @@
 """Type stub of the compiled search tree (bots/_uct.pyx)."""
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 NODE_BYTES: int
 

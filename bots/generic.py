@@ -16,9 +16,9 @@ import random
 import time
 from typing import Any, ClassVar
 
+from bots import uct as uct_module
 from bots.base import BaseBot, Limit, think_time
 from bots.flat_mc import FlatMCBot
-from bots import uct as uct_module
 from bots.uct import FALLBACK_ITERATIONS, UCTBot, move_seed, parse_c
 from games.python_state import random_move
 from games.spec import Param

@@ -7,7 +7,8 @@ of the position: the ``openspiel:`` state's own, or the twin's, rebuilt from the
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from bots.base import BaseBot, Limit, think_time
 from games.errors import GameSpecError

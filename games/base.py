@@ -14,7 +14,8 @@ a failed bot under ``on_failure = "random_move"``).
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.errors import GameSpecError
 from games.spec import Param, format_spec, parse_spec, resolve_params
@@ -130,7 +131,7 @@ class Game:
         """Every parameter with its value, defaults included (OpenSpiel's name)."""
         return dict(self._params)
 
-    def with_params(self, **changes: Any) -> "Game":
+    def with_params(self, **changes: Any) -> Game:
         """A copy of this game with some parameters changed (e.g. a referee setting ``seed``)."""
         return type(self)(**{**self._given, **changes})
 

@@ -56,7 +56,7 @@ class OpenSpielGame(Game):
         self._players = pyspiel_game.num_players()
 
     @classmethod
-    def from_spec(cls, text: str) -> "OpenSpielGame":
+    def from_spec(cls, text: str) -> OpenSpielGame:
         """Loads ``text`` (``connect_four``, ``hex(board_size=5)``) with pyspiel and checks arena can run it.
 
         Raises:
@@ -115,11 +115,11 @@ class OpenSpielGame(Game):
     def max_utility(self) -> float:
         return float(self.pyspiel_game.max_utility())
 
-    def new_initial_state(self) -> "OpenSpielState":
+    def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.pyspiel_game.new_initial_state())
 
     # -- identity: the spec string -------------------------------------------------------------------
-    def with_params(self, **changes: Any) -> "Game":
+    def with_params(self, **changes: Any) -> Game:
         if changes:
             raise GameSpecError(f"{self} takes its parameters in OpenSpiel's spec, not {sorted(changes)}")
         return self
@@ -143,7 +143,7 @@ class OpenSpielGame(Game):
         return f"openspiel:{self._text}"
 
     @classmethod
-    def from_canonical_spec(cls, spec: str) -> "OpenSpielGame":  # (unpickling: str(game) has the prefix)
+    def from_canonical_spec(cls, spec: str) -> OpenSpielGame:  # (unpickling: str(game) has the prefix)
         return cls.from_spec(spec.split(":", 1)[1])
 
 
@@ -175,7 +175,7 @@ class OpenSpielState(PythonState):
     def _observation(self) -> dict[str, Any]:
         return {"text": str(self.pyspiel_state)}
 
-    def _clone(self) -> "OpenSpielState":
+    def _clone(self) -> OpenSpielState:
         return OpenSpielState(self.game, self.pyspiel_state.clone())
 
     def __str__(self) -> str:

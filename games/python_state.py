@@ -65,7 +65,7 @@ class PythonState:
     def _observation(self) -> dict[str, Any]:
         return {"text": str(self)}
 
-    def _clone(self) -> "PythonState":
+    def _clone(self) -> PythonState:
         return copy.deepcopy(self)
 
     # -- the State API ----------------------------------------------------------------------------------
@@ -122,7 +122,7 @@ class PythonState:
         for a in actions:
             self.apply_action(a)
 
-    def child(self, action: int) -> "PythonState":
+    def child(self, action: int) -> PythonState:
         s = self.clone()
         s.apply_action(action)
         return s
@@ -136,7 +136,7 @@ class PythonState:
     def player_return(self, player: int) -> float:
         return self.returns()[player]
 
-    def clone(self) -> "PythonState":
+    def clone(self) -> PythonState:
         c = self._clone()
         c._history = list(self._history)
         return c

@@ -22,7 +22,7 @@ ENTRY_POINT_GROUP = "arena.games"
 OPENSPIEL_PREFIX = "openspiel:"
 
 # name -> "module:Class" (or a class registered in-process). Aliases map to the same class.
-_GAMES: dict[str, "str | type[Game]"] = {
+_GAMES: dict[str, str | type[Game]] = {
     "doublestep": "games.doublestep:DoubleStepGame",
     "nim": "games.nim:NimGame",
     "hex": "games.hex:HexGame",
@@ -39,7 +39,7 @@ def _entry_points() -> dict[str, str]:
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def register(name: str, target: "str | type[Game]") -> None:
+def register(name: str, target: str | type[Game]) -> None:
     """Registers a game in this process under ``name`` (``"module:Class"`` or the class itself).
 
     Only this process sees it: a sandboxed bot process rebuilds the game from its spec, so a game meant for
@@ -61,7 +61,7 @@ def game_names() -> list[str]:
     return list(_GAMES) + [n for n in _entry_points() if n not in _GAMES]
 
 
-def game_class(name: str) -> type["Game"]:
+def game_class(name: str) -> type[Game]:
     """The Game class for a name.
 
     Raises:
@@ -100,7 +100,7 @@ def has_draws(spec_or_name: str) -> bool:
         return False
 
 
-def load(spec: "str | Game") -> "Game":
+def load(spec: str | Game) -> Game:
     """Builds a game from a spec string such as ``hex(size=11,pie=true)`` or ``openspiel:tic_tac_toe``.
 
     Raises:

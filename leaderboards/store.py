@@ -29,12 +29,28 @@ from arena.outcome import seat_results
 from arena.records import GameRecord
 from arena.snapshot import Snapshot
 from leaderboards import schema, storefile
-from leaderboards.schema import (BOT_COLUMNS, GAME_JSON, MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5,
-                                 PROVISIONAL, RATED, RATING_FIELDS, SCHEMA, SCHEMA_VERSION, UNRATED, Bot, League, StoredGame,
-                                 script, transaction)
 from leaderboards.ratings import ALL, BotRating, RatedGame
-from leaderboards.storefile import StoreError
+from leaderboards.schema import (
+    BOT_COLUMNS,
+    GAME_JSON,
+    MIGRATE_1_TO_2,
+    MIGRATE_2_TO_3,
+    MIGRATE_3_TO_4,
+    MIGRATE_4_TO_5,
+    PROVISIONAL,
+    RATED,
+    RATING_FIELDS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    UNRATED,
+    Bot,
+    League,
+    StoredGame,
+    script,
+    transaction,
+)
 from leaderboards.store_views import StoreViews
+from leaderboards.storefile import StoreError
 
 DEFAULT_DB = "arena.sqlite"
 __all__ = ["DEFAULT_DB", "PROVISIONAL", "RATED", "SCHEMA_VERSION", "UNRATED", "Bot", "League", "Store", "StoreError",

@@ -262,7 +262,7 @@ def known_schemas() -> dict[int, list[_Objects]]:
                 known[version].append(_objects(conn))
         finally:
             conn.close()
-    for version, variants in known.items():  # each with and without arena's optional tables
+    for variants in known.values():  # each with and without arena's optional tables
         for table in schema.OPTIONAL_TABLES:
             conn = sqlite3.connect(":memory:")
             try:

@@ -10,8 +10,8 @@ import importlib
 import inspect
 import statistics
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterable
 
 SUITES: dict[str, str] = {
     "games": "arena.bench.games",

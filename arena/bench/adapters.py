@@ -17,8 +17,9 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import games
 from bots.openspiel_bots import OpenSpielRandomBot

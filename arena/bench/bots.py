@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Iterator
+from collections.abc import Iterator
 
 from arena.bench import Record
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import bots
 import games
@@ -193,7 +194,8 @@ def run(quick: bool = False) -> Iterator[Record]:
 # ----- the Double Step study (Rafiq 2013), for docs/bots-mc.md ----------------------------------------------
 # Seat 0 (the study's Player 1, who moves first) wins out of 10,000 games on doublestep(length=10), pass rule.
 # The study's numbers live with the experiment that reproduces them in full (``arena experiment run doublestep-mc``).
-from arena.experiments.doublestep_mc import NS as STUDY_NS, T2, T3, T4, T5  # noqa: E402
+from arena.experiments.doublestep_mc import NS as STUDY_NS  # noqa: E402
+from arena.experiments.doublestep_mc import T2, T3, T4, T5  # noqa: E402
 
 RAFIQ: dict[str, tuple[str, str, list[int]]] = {
     "Table 2: MC(n) vs random": ("mc(n={n}{tb})", "random", T2),

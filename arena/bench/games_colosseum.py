@@ -6,11 +6,12 @@ plain-Python playout of games/colosseum/reference.py (same rules, same uniform c
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+
+from games._core import playouts
 
 import games
 from arena.bench import Record, interleaved, rate
-from games._core import playouts
 from games.colosseum import reference
 
 SUITE = "games"

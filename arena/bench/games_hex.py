@@ -13,7 +13,7 @@ From the empty 7x7 and 11x11 boards, measured in alternation in one run:
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import games
 from arena.bench import Record, interleaved, rate

@@ -8,11 +8,12 @@ driving the engine, not a comparison of two rule implementations.
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from collections.abc import Iterator
+
+from games._core import playouts
 
 import games
 from arena.bench import Record, interleaved, rate
-from games._core import playouts
 
 SUITE = "games"
 BASELINE = "Python-API random loop (same compiled engine)"

@@ -176,7 +176,7 @@ def sandboxed(quick: bool = False) -> Iterable[Record]:
                steady(n), "games/s", "concurrency 1", steady(1), target=0.8 * n,
                note=f"scaling efficiency {steady(n) / steady(1) / n:.0%} on {n} cores (target 80%); a {games}-game "
                     f"league minus a {runs[1][0].games}-game one")
-    yield cost(SUITE, f"sandboxed file-bot nim league: runner CPU per game, concurrency 1", 
+    yield cost(SUITE, "sandboxed file-bot nim league: runner CPU per game, concurrency 1",
                figures["runner_cpu_ms_per_game"], "ms", "game cost", figures["game_cost_ms"],
                note=f"runner CPU {figures['runner_cpu_ms_per_game']:.3f} ms/game (target <= 0.5; at concurrency {n}: "
                     f"{many['runner_cpu_ms_per_game']:.3f}), of which the writer {figures['writer_cpu_ms_per_game']:.3f}; "

@@ -14,13 +14,13 @@ import math
 import time
 from collections.abc import Iterable
 
-import leaderboards.elo  # noqa: F401, I001 - first: it keeps BLAS to one thread before numpy loads (see there)
 import numpy as np
 
+import leaderboards.elo  # noqa: F401, I001 - first: it keeps BLAS to one thread before numpy loads (see there)
 from arena.adaptive import Planner, StopRule, pair_stages
 from arena.bench import Record, cost, rate
-from leaderboards.elo import Outcome, cluster_of, rate as elo_rate
-from leaderboards.elo import fit
+from leaderboards.elo import Outcome, cluster_of, fit
+from leaderboards.elo import rate as elo_rate
 from leaderboards.ratings import RatedGame, Rater
 
 BOTS = 200

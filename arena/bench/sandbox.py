@@ -67,8 +67,8 @@ def sandboxed_round_trip(n: int, bot: dict[str, Any] | None = None) -> tuple[lis
     Games of realistic length (100 own moves per bot process), so the O(history) state copies of the
     referee loop stay what they are in real games.
     """
-    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     from arena.sandbox.launcher import Sandbox
+    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     game = games.load("nim(n=200,k=1)")
     sandbox = Sandbox(LIMITS, game)
     first, limit = LIMITS.allowance(0), LIMITS.allowance(1)  # what the referee hands a bot's first and later moves
@@ -167,8 +167,8 @@ def start_to_first_move(isolate: bool, n: int) -> list[float]:
 
 
 def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]:
-    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     from arena.sandbox.launcher import Sandbox
+    from arena.sandbox.proxy import BotProcess  # start-up: the sandbox only when a bot is started
     if isolate:  # the fork server starts once per referee process: not part of a bot's start
         warm = BotProcess({"kind": "builtin", "spec": "greedy"}, game, 0, 1, LIMITS, sandbox=Sandbox(LIMITS, game))
         warm.close()

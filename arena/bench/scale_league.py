@@ -34,7 +34,7 @@ def league_file(directory: Path, games: int, bots: int = 50, seed: int = 1) -> t
     """Writes a Nim league of ``bots`` fast bots with about ``games`` games; returns (path, scheduled games)."""
     pairs = bots * (bots - 1) // 2
     per_pairing = max(2, 2 * math.ceil(games / pairs / 2))
-    lines = [f'name = "scale"', 'games = ["nim"]', f"games_per_pairing = {per_pairing}", f"seed = {seed}",
+    lines = ['name = "scale"', 'games = ["nim"]', f"games_per_pairing = {per_pairing}", f"seed = {seed}",
              'database = "scale.sqlite"', "bots = ["]
     lines += [f'  {{name = "bot{i:03d}", spec = "{FAST_BOTS[i % len(FAST_BOTS)]}"}},' for i in range(bots)]
     lines.append("]")

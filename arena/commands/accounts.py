@@ -16,7 +16,8 @@ import click
 from arena.commands.locate import LEAGUE_HELP, is_league_file, league_store
 from arena.errors import ConfigError
 from arena.text import check_name, shown
-from leaderboards import accounts as acc, ledger
+from leaderboards import accounts as acc
+from leaderboards import ledger
 from leaderboards.store import League, Store
 
 _league = click.option("--league", "league_name", required=True, metavar="NAME|FILE", help=LEAGUE_HELP)

@@ -34,7 +34,7 @@ SEAT_FIELDS = ("player", "return", "termination")
 
 def iso(ts: float) -> str:
     """A stored time (seconds since the epoch) as ISO 8601 UTC."""
-    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.fromtimestamp(ts, datetime.UTC).isoformat(timespec="seconds")
 
 
 def game_row(g: GameEntry) -> dict[str, Any]:

@@ -1,7 +1,6 @@
 """``arena match GAME BOT BOT [BOT BOT] --games N --seed S``: sandboxed games with seats rotated fairly."""
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -161,9 +160,9 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played
-    from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
     from arena import comp424
     from arena.comp424_names import is_agent_arg
+    from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
     from arena.snapshot import MB, take
 
     if n_games < 1:

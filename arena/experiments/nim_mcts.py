@@ -161,7 +161,7 @@ def run(cfg: dict[str, Any], runner: Runner) -> list[Table]:
                     ["matchup", "games", "wins", "rate", "lo", "hi", "published"],
                     plot={"x": "matchup", "y": "rate", "series": None, "kind": "bar"})
     tables = [summary]
-    for name, a, b, coin, pub in chosen:
+    for name, a, _b, _coin, pub in chosen:
         c = res[name]
         summary.add(c[0], int(c[1]), None if pub is None else pub / STUDY_GAMES, matchup=name)
         t = Table(f"piles-{name}", f"{name}: per-pile statistics of {a.format(**specs)}",

@@ -105,7 +105,8 @@ def child_pid(pid: int) -> int | None:
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: None if s is None else s.encode())
+    def enc(s: str | None) -> bytes | None:
+        return None if s is None else s.encode()
     _check(_mount(enc(source), target.encode(), enc(fstype), flags, enc(data)), f"mount {target}")
 
 

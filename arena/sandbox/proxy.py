@@ -16,7 +16,14 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from arena.errors import BotCrashedError, BotError, BotTimeoutError, IllegalMoveError, MachineOverloadedError, ProtocolError
+from arena.errors import (
+    BotCrashedError,
+    BotError,
+    BotTimeoutError,
+    IllegalMoveError,
+    MachineOverloadedError,
+    ProtocolError,
+)
 from arena.limits import Limits
 from arena.sandbox import cgroups, failures, protocol
 from arena.sandbox.channel import STDERR_KEEP, Channel

@@ -14,13 +14,13 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from arena.moves import failure_where
-from leaderboards.ratings import elo_text
-from arena.tui import boards
 from arena.text import shown, text
+from arena.tui import boards
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
 from arena.tui.format import BARS, seconds, sparkline
 from arena.tui.replay import Replay
 from arena.tui.tables import GamesTable
+from leaderboards.ratings import elo_text
 
 AUTOPLAY_DELAYS = (2.0, 1.0, 0.5, 0.25, 0.1)
 """Seconds per step of the autoplay, slowest first (+ and - move along this list)."""
@@ -276,10 +276,10 @@ class BotDetailScreen(Screen[None]):
         out.append(f"\nfailures ({len(d.failures)}, this version)\n", style="bold")
         if not d.failures:
             out.append("none\n", style="grey50")
-        for game_id, reason, move, text in d.failures[:20]:
+        for game_id, reason, move, detail in d.failures[:20]:
             out.append(f"game {game_id}, move {move}: ", style="bold")
             out.append(reason + "\n", style="red")
-            for line in text.splitlines():
+            for line in detail.splitlines():
                 out.append(f"  {line}\n", style="grey62")
         if len(d.failures) > 20:
             out.append(f"... {len(d.failures) - 20} more\n", style="grey50")

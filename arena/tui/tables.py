@@ -12,8 +12,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 from textual.coordinate import Coordinate
+from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey
 
 from arena.text import shown

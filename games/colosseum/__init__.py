@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.base import Game
 from games.colosseum._colosseum import DIRECTION_NAMES, ColosseumState
@@ -55,8 +56,9 @@ class ColosseumGame(Game):
         """As every game's, with ``walls`` unpacked from the state's wall bytes (``games.colosseum.arrays``:
         about 3x faster than converting the nested lists)."""
         # start-up: numpy only for the bots that ask for arrays
-        from games.colosseum.arrays import chess_board, positions
         import numpy as np
+
+        from games.colosseum.arrays import chess_board, positions
         return {"walls": chess_board(state), "positions": positions(state), "size": np.asarray(state.size),
                 "max_step": np.asarray(state.max_step), "scores": np.asarray(state.scores()),
                 "current_player": np.asarray(state.current_player())}

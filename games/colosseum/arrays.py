@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-
 # Row v: the four sides (Up, Right, Down, Left) whose bits are set in the byte v.
 _SIDES = np.array([[(v >> d) & 1 for d in range(4)] for v in range(256)], dtype=bool)
 

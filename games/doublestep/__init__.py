@@ -1,7 +1,8 @@
 """Double Step, Althöfer's race on two lanes (rules: shared/specs/games.md)."""
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.base import Game, check
 from games.doublestep._doublestep import DoubleStepState

@@ -2,7 +2,8 @@
 (rules: shared/specs/games.md; conventions and playouts: docs/hex.md)."""
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.base import Game
 from games.hex._hex import SWAP_NAME, HexState, playouts_fill, playouts_move_by_move

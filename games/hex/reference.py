@@ -7,10 +7,10 @@ player 1 the left and right columns; player 0 moves first.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbours(size: int) -> tuple[tuple[int, ...], ...]:
     """The neighbour cells of every cell, in action order."""
     out = []

@@ -1,7 +1,8 @@
 """Single-pile Nim and its coin variant (rules: shared/specs/games.md)."""
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.base import Game
 from games.nim._nim import HEADS, TAILS, NimState

@@ -6,7 +6,8 @@ reads like the rules: ``sorry(players=2,sorryFwd4=true)``.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.base import Game, check
 from games.sorry._sorry import SorryState

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 
 from games.board import DIM, LAST, SEAT_NAMES, SEAT_STYLES, Names, Observation, last_move, last_mover, to_move
-from games.sorry.naming import BACK, FWD, HOME, SAFETY0, SPLIT, START, SWAP, SORRY, decode_split
+from games.sorry.naming import FWD, HOME, SAFETY0, SORRY, SPLIT, START, SWAP, decode_split
 from games.sorry.render import HOME_CELLS, SAFETY_CELLS, START_CELLS, ring_cell
 
 SORRY_START, SORRY_HOME, SORRY_SAFETY = START, HOME, SAFETY0

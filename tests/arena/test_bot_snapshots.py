@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import play_game
 from arena.sandbox import check
-from tests.arena.sandbox_helpers import FAST, HOSTILE, IS_ROOT, play
+from tests.arena.sandbox_helpers import HOSTILE, IS_ROOT, play
 from tests.leaderboards.support import RANDOM_BOT, arena, write
 
 pytestmark = pytest.mark.xdist_group("sandbox")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from arena import league_runner as runner
 from arena.league import parse_config

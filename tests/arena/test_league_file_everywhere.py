@@ -2,7 +2,6 @@
 ``database``), as ``arena league run`` does: none of them looks for arena.sqlite when given the file."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click

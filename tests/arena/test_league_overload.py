@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from arena import league_runner as runner, task as task_module
+from arena import league_runner as runner
+from arena import task as task_module
 from arena.errors import MachineOverloadedError
 from arena.league import parse_config
 from arena.limits import Limits

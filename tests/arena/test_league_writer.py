@@ -11,15 +11,14 @@ from typing import Any
 import pytest
 
 from arena import league_runner as runner
-from arena import records
+from arena import records, workers
 from arena import task as task_module
-from arena import workers
 from arena.league import parse_config
 from arena.limits import Limits
 from arena.snapshot import single
+from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT
-from leaderboards import ledger
 
 CONFIG = {"name": "writer", "games": ["nim"], "games_per_pairing": 4, "seed": 3,
           "bots": [{"name": "random", "spec": "random"}, {"name": "greedy", "spec": "greedy"},

@@ -14,7 +14,7 @@ def test_round_robin_covers_every_pairing_with_seats_balanced():
     fixtures = league_schedule([("nim", 2)], {"nim": bots}, 6, base_seed=1)
     pairs = Counter(f.table for f in fixtures)
     assert set(pairs) == set(itertools.combinations(bots, 2)) and set(pairs.values()) == {6}
-    for (game, bot), per_seat in seat_counts(fixtures).items():
+    for (_game, bot), per_seat in seat_counts(fixtures).items():
         assert per_seat == [12, 12], (bot, per_seat)  # 4 opponents x 6 games, half in each seat
     assert len({f.key for f in fixtures}) == len(fixtures)
     assert [f.key for f in fixtures] == sorted(f.key for f in fixtures)

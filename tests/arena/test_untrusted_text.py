@@ -9,6 +9,7 @@ with such characters are refused where they enter.
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
 import os
@@ -21,7 +22,6 @@ import subprocess
 import sys
 import termios
 import time
-import fcntl
 import unicodedata
 from pathlib import Path
 
@@ -29,8 +29,7 @@ import pytest
 
 from arena.league import load_config
 from leaderboards.store import Store
-from tests.leaderboards.support import tamper
-from tests.leaderboards.support import arena, write
+from tests.leaderboards.support import arena, tamper, write
 
 pytestmark = pytest.mark.xdist_group("untrusted_text")
 

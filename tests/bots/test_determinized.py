@@ -9,17 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bots._uct import Search
 
 import bots
 import games
 from arena.play import play
+from bots._uct import Search
 from bots.base import Limit
 from bots.determinized import DeterminizedBot
 
 START, HOME = -1, 65
 
-from tests.bots.power import design
+from tests.bots.power import design  # noqa: E402
 
 
 @pytest.mark.parametrize("spec, message", [

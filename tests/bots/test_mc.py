@@ -7,7 +7,7 @@ Estimates of single positions are checked against exact random-playout values wi
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import pytest
@@ -117,7 +117,7 @@ def test_a_forced_move_needs_no_playouts() -> None:
     assert bot.step(state, Limit()) == 1 and bot.last_search["playouts"] == 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exact(spec: str, history: tuple[int, ...]) -> float:
     """Exact probability that seat 0 wins from ``history`` when both seats play uniformly at random."""
     state = state_after(spec, list(history))

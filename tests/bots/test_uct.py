@@ -10,14 +10,13 @@ import math
 from typing import Any
 
 import pytest
-from bots._uct import NODE_BYTES, Search
 
 import bots
 import games
 from arena.play import play
+from bots._uct import NODE_BYTES, Search
 from bots.base import Limit
 from bots.uct import UCTBot
-
 from tests.bots.power import design
 
 

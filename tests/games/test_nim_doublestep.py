@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from games._core import playouts
 
 import games
 from games.doublestep import reference as ds_reference
 from games.nim import reference as nim_reference
-from games._core import playouts
 
 
 def play(spec: str, actions: list[int]):

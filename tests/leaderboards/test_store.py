@@ -109,7 +109,7 @@ def test_incremental_ratings_equal_a_fresh_trueskill_recomputation_in_key_order(
 
     env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.0)
     fresh = {b: env.create_rating() for b in ids}
-    for key, seats, winner in sorted(games):
+    for _key, seats, winner in sorted(games):
         w, l = seats[winner], seats[1 - winner]
         fresh[w], fresh[l] = trueskill.rate_1vs1(fresh[w], fresh[l], env=env)
     for b in ids:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets import DataTable, Static
 
 from arena.tui.app import ArenaApp
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
@@ -296,9 +296,8 @@ async def test_the_bot_detail_says_its_numbers_are_this_versions_and_lists_the_o
 
 
 async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: Fixture) -> None:
-    from leaderboards import lock
-
     from arena.progress import Reporter
+    from leaderboards import lock
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     async with app.run_test(size=(120, 24)) as pilot:
@@ -405,9 +404,8 @@ async def test_the_bot_detail_shows_the_rating_s_uncertainty(store_file: Path) -
 async def test_the_status_line_shows_the_games_in_flight_not_the_concurrency(fixture_store: Fixture) -> None:
     """Issue 18 §3: the running league's line said "up to N at once" (its concurrency); it says how many games
     are being played now, and follows the runner's live count without waiting for a game to end."""
-    from leaderboards import lock
-
     from arena.progress import Reporter
+    from leaderboards import lock
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     async with app.run_test(size=(120, 24)) as pilot:
@@ -430,9 +428,8 @@ async def test_the_status_line_shows_the_games_in_flight_not_the_concurrency(fix
 async def test_a_league_that_relaxed_the_sandbox_says_so_above_its_leaderboard(tmp_path: Path) -> None:
     """Issue 13 §1: `arena leaderboard` says SANDBOX RELAXED; the dashboard did not. The reasons come from the
     store and are shown escaped (no markup, no escape sequence reaches the terminal)."""
-    from leaderboards.store import Store
-
     from arena.limits import Limits
+    from leaderboards.store import Store
     path = tmp_path / "arena.sqlite"
     with Store.open(path, create=True) as store:
         lg = store.ensure_league("lab", {"games": ["nim"], "limits": Limits(debug=True).to_dict(),

@@ -28,7 +28,7 @@ class TicTacToeGame(Game):
     }
     has_draws: ClassVar[bool] = True  # a full board with no line
 
-    def new_initial_state(self) -> "TicTacToeState":
+    def new_initial_state(self) -> TicTacToeState:
         return TicTacToeState(self)
 
     def num_distinct_actions(self) -> int:
@@ -91,7 +91,7 @@ class TicTacToeState(PythonState):
     def _observation(self) -> dict[str, Any]:
         return {"board": list(self.board)}
 
-    def _clone(self) -> "TicTacToeState":
+    def _clone(self) -> TicTacToeState:
         c = TicTacToeState.__new__(TicTacToeState)
         c.__dict__.update(self.__dict__)
         c.board = list(self.board)
