@@ -279,7 +279,7 @@ class Store(StoreViews):
                               (league.id,))
             for table in ("ratings", "games", "bots"):
                 self.conn.execute(f"DELETE FROM {table} WHERE league_id=?", (league.id,))
-            self.conn.execute(self._DECISIONS)  # (so that its rows referencing the league go too)
+            self.conn.execute(schema.DECISIONS_TABLE)  # (so that its rows referencing the league go too)
             self.conn.execute("DELETE FROM schedule_decisions WHERE league_id=?", (league.id,))
             self.conn.execute("DELETE FROM leagues WHERE id=?", (league.id,))
         return True
