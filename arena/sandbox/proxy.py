@@ -226,6 +226,7 @@ class BotProcess:
             return
         self._settle()  # the bot loads its code now: the others are stopped first
         try:
+            self.clock.loading()  # the first move's clock starts with the load (docs/sandbox.md, Failures)
             self.channel.write(frame, time.monotonic() + 5.0)
         except (OSError, BotError) as exc:
             self._pending_error = failures.start_failed(exc, self.channel.stderr_tail())

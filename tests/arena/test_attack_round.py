@@ -108,7 +108,6 @@ def test_a_deep_folder_is_a_usage_error_on_the_command_line(deep_bot):
 # -- start-up is paid by the first move -------------------------------------------------------------------------
 @pytest.mark.xdist_group("sandbox")
 @pytest.mark.skipif(bool(check.missing_mandatory()), reason="mandatory sandbox layers missing")
-@pytest.mark.xfail(strict=True, reason="attack round: open, see report")
 def test_module_level_work_is_charged_to_the_first_move(tmp_path):
     """The bot spins 1.5 s at import, then 1.75 s in its first move, with first_move_time = 2 s: 3.25 s of start-up
     and first move, which docs/bot-authors.md says the first move's limit pays for. Played, it was a normal game
