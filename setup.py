@@ -1,6 +1,7 @@
 """Builds every Cython module under games/ and bots/ (found by glob, so a new module needs no edit here).
 
-Directives are set once, here (one deviation from sklearn's set: wraparound stays on, see below). ``ARENA_CYTHON_DEBUG=1`` turns bounds checking back on.
+Directives are set once, here (one deviation from sklearn's set: wraparound stays on, see below).
+``ARENA_CYTHON_DEBUG=1`` turns bounds checking back on.
 ``ARENA_BUILD_ONLY=games/hex,bots`` limits a local rebuild to modules whose path starts with one of the
 prefixes (handy while developing; never set it for an install).
 """

@@ -120,7 +120,8 @@ def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
     players = {g: [b.id for b in active if b.plays(g)] for g in config.games}
     return league_schedule([(g, config.seats(g)) for g in config.games], players, config.games_per_pairing,
                            config.seed, mode=config.tables,
-                           challengers=[b.id for b in active if b.name in config.challengers] if config.challengers else None)
+                           challengers=([b.id for b in active if b.name in config.challengers]
+                                        if config.challengers else None))
 
 
 def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:

@@ -1,4 +1,5 @@
-"""The Ray backend: games run as Ray tasks on a cluster; results stream back to the one writer (:mod:`arena.league_runner`).
+"""The Ray backend: games run as Ray tasks on a cluster; results stream back to the one writer
+(:mod:`arena.league_runner`).
 
 A task carries a batch of games (game spec, seed, limits, built-in specs) and the ObjectRefs of the bot
 snapshots they need: each snapshot is put into Ray's object store once per league, fetched by the node that

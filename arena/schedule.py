@@ -62,7 +62,8 @@ def rotations(table: Sequence[int]) -> list[tuple[int, ...]]:
     return [table[r:] + table[:r] for r in range(len(table))]
 
 
-def tables(bots: Sequence[int], k: int, *, mode: str = "auto", base_seed: int = 0, round_: int = 0) -> list[tuple[int, ...]]:
+def tables(bots: Sequence[int], k: int, *, mode: str = "auto", base_seed: int = 0,
+           round_: int = 0) -> list[tuple[int, ...]]:
     """The tables of k bots (ids ascending within a table) for one round."""
     ids = sorted(set(bots))
     n = len(ids)
@@ -87,7 +88,8 @@ def league_schedule(games: Sequence[tuple[str, int]], players: Mapping[str, Sequ
         challengers: a gauntlet's bots under test (None: a round robin).
     """
     paused = gc.isenabled()
-    gc.disable()  # 100,000s of new tuples and no cycles: collections would traverse them again and again (half the time)
+    # 100,000s of new tuples and no cycles: collections would traverse them again and again (half the time)
+    gc.disable()
     try:
         return _build(games, players, games_per_pairing, base_seed, mode,
                       None if challengers is None else frozenset(challengers))

@@ -432,7 +432,8 @@ def _read_tree(top: int, where: str, max_bytes: int,
                                   "the folder instead") from None
             raise ConfigError(f"cannot read {os.path.join(where, rel)}: {exc.strerror}") from None
         try:
-            data = _read_regular(fd, os.path.join(where, rel), max_bytes - total, lambda n, total=total: too_big(total + n))
+            data = _read_regular(fd, os.path.join(where, rel), max_bytes - total,
+                                 lambda n, total=total: too_big(total + n))
         finally:
             os.close(fd)
         total += len(data)

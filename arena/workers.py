@@ -125,7 +125,8 @@ def _stop(signum: int, frame: object) -> None:
 
 def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
     """A worker dies with the writer (a SIGKILLed runner leaves no orphans playing on), stops at once on SIGTERM
-    and leaves SIGINT to the writer; with ``cpus`` it pins itself (before its fork server starts, so its bots inherit the CPU)
+    and leaves SIGINT to the writer; with ``cpus`` it pins itself (before its fork server starts, so its bots inherit
+    the CPU)
     to ``cpus[index % len(cpus)]``."""
     try:
         import ctypes  # start-up: workers only

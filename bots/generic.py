@@ -178,7 +178,8 @@ class GenericUCTBot(_GenericBot):
                 c = self._explore(depth)
                 p = node.player
                 action = max(node.children, key=lambda a: (
-                    node.children[a].totals[p] / node.children[a].visits + c * math.sqrt(log_n / node.children[a].visits)
+                    node.children[a].totals[p] / node.children[a].visits
+                    + c * math.sqrt(log_n / node.children[a].visits)
                     if node.children[a].visits else math.inf))
             state.apply_action(action)
             child = node.children.get(action)

@@ -115,5 +115,6 @@ def load(spec: str | Game) -> Game:
         return OpenSpielGame.from_spec(spec.strip()[len(OPENSPIEL_PREFIX):])
     name, params = parse_spec(spec)
     if name == "openspiel":
-        raise GameSpecError(f"{spec!r}: an OpenSpiel game is written openspiel:NAME(params), e.g. openspiel:tic_tac_toe")
+        raise GameSpecError(
+            f"{spec!r}: an OpenSpiel game is written openspiel:NAME(params), e.g. openspiel:tic_tac_toe")
     return game_class(name)(**params)

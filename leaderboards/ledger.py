@@ -2,7 +2,8 @@
 
 :func:`record_game` inserts the game (:meth:`leaderboards.store.Store.insert_game`), then keeps each seat's bot's
 run of failures and puts a failing bot on probation (:mod:`leaderboards.probation`); :func:`rate_pending` and
-:func:`recompute_ratings` fold the stored games into ratings (:mod:`leaderboards.rating_fold`); :func:`open_store` opens a
+:func:`recompute_ratings` fold the stored games into ratings (:mod:`leaderboards.rating_fold`); :func:`open_store`
+opens a
 store for writing, rebuilding the rating history when it upgrades a schema 1 store. The league runner (and with it
 ``arena serve``), the benchmarks and the tests write through these calls; :class:`~leaderboards.store.Store` itself
 only reads and writes rows, and imports neither the probation rules nor the ratings' policy.

@@ -4,7 +4,8 @@ One file holds any number of leagues. WAL mode lets readers (``arena leaderboard
 while one writer (the league runner) stores results. Every finished game is committed as soon as the
 runner reads it (with the rating fold it made due; games read together share a transaction), so a writer
 killed at any moment (SIGKILL included) leaves a consistent store and loses no committed game.
-``UNIQUE(league_id, schedule_key)`` makes it impossible to count a game twice. Since schema 2 every rated game also stores, per seat, the
+``UNIQUE(league_id, schedule_key)`` makes it impossible to count a game twice. Since schema 2 every rated game also
+stores, per seat, the
 rating its bot had right after that game (the history the dashboard draws its trends from).
 
 The store reads and writes rows; what a stored game means for a league (its bots' failure runs, probation, the
@@ -290,7 +291,8 @@ class Store(StoreViews):
 
     # -- bots ------------------------------------------------------------------------------------
     def bots(self, league_id: int, *, include_retired: bool = True) -> list[Bot]:
-        sql = f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=?" + ("" if include_retired else " AND status != 'retired'")
+        sql = (f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=?"
+               + ("" if include_retired else " AND status != 'retired'"))
         return [self._bot(r) for r in self.conn.execute(sql + " ORDER BY id", (league_id,))]
 
     def bot(self, bot_id: int) -> Bot:
@@ -610,7 +612,8 @@ class Store(StoreViews):
             self.conn.execute(schema.DECISIONS_TABLE)
             batch = self.conn.execute("SELECT coalesce(max(batch) + 1, 0) FROM schedule_decisions WHERE league_id=?",
                                       (league_id,)).fetchone()[0]
-            self.conn.execute("INSERT INTO schedule_decisions (league_id, batch, decision, created) VALUES (?, ?, ?, ?)",
+            self.conn.execute("INSERT INTO schedule_decisions (league_id, batch, decision, created) "
+                              "VALUES (?, ?, ?, ?)",
                               (league_id, batch, json.dumps(decision), time.time()))
         return int(batch)
 

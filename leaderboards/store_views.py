@@ -110,7 +110,8 @@ class StoreViews:
         if scope != ALL:
             sql += " AND g.base_game=?"
             args.append(scope)
-        counts = {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql + " GROUP BY a.bot_id, b.bot_id", args)}
+        counts = {(r[0], r[1]): (r[2], r[3], r[4])
+                  for r in self.conn.execute(sql + " GROUP BY a.bot_id, b.bot_id", args)}
         last = self.conn.execute("SELECT max(id) FROM games WHERE league_id=?", (league_id,)).fetchone()[0]
         return counts, max(after_id, int(last or 0))
 
@@ -127,7 +128,8 @@ class StoreViews:
         the old last, so a changed first number tells a reader that the history it holds was rewritten."""
         # two sub-queries: SQLite answers a lone min() or max() from the index without a scan
         row = self.conn.execute("SELECT (SELECT min(rating_seq) FROM games WHERE league_id=?), "
-                                "(SELECT max(rating_seq) FROM games WHERE league_id=?)", (league_id, league_id)).fetchone()
+                                "(SELECT max(rating_seq) FROM games WHERE league_id=?)",
+                                (league_id, league_id)).fetchone()
         return row[0], row[1]
 
     @contextmanager

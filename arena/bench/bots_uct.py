@@ -6,7 +6,8 @@ Records (all measured side by side in the same run):
    (one node and one random rollout per simulation) against ``pyspiel.MCTSBot`` with ``uct_c=1.4``
    and a ``RandomRolloutEvaluator(1, seed)``, the same number of simulations; target 8x.
 2. Strength at equal time: ``uct(expand=one,c=0.3)`` (uct's defaults) and, for reference,
-   ``uct(c=annealed)`` (the Colosseum study's settings) against the same ``MCTSBot`` on Hex 7x7 with 0.1 s per move (OpenSpiel's
+   ``uct(c=annealed)`` (the Colosseum study's settings) against the same ``MCTSBot`` on Hex 7x7 with 0.1 s per move
+   (OpenSpiel's
    ``max_wall_clock_time``), both seats; target 85% wins.
 3. The time of one ``determinized(d=25,s=100)`` move in 4-player Sorry!.
 4. The slowest move of each search bot under a 2 s limit (it must stay below 2 s).

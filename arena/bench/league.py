@@ -179,7 +179,8 @@ def sandboxed(quick: bool = False) -> Iterable[Record]:
     yield cost(SUITE, "sandboxed file-bot nim league: runner CPU per game, concurrency 1",
                figures["runner_cpu_ms_per_game"], "ms", "game cost", figures["game_cost_ms"],
                note=f"runner CPU {figures['runner_cpu_ms_per_game']:.3f} ms/game (target <= 0.5; at concurrency {n}: "
-                    f"{many['runner_cpu_ms_per_game']:.3f}), of which the writer {figures['writer_cpu_ms_per_game']:.3f}; "
+                    f"{many['runner_cpu_ms_per_game']:.3f}), of which the writer "
+                    f"{figures['writer_cpu_ms_per_game']:.3f}; "
                     f"game {figures['game_cost_ms']:.1f} ms; serial fraction {figures['serial_fraction']:.2%}; Amdahl "
                     f"predicts {figures['amdahl_efficiency_16']:.0%} efficiency at 16 concurrent games; the runner "
                     f"alone caps a league at {figures['runner_ceiling_games_per_s']:,.0f} games/s",

@@ -47,7 +47,8 @@ class Size:
     dashboard_games: int
 
 
-QUICK = Size(2_000, 400, 0.2, ("uct(expand=one,c=0.3)", "mcts_reuse(expand=one,c=0.3)"), ("colosseum(size=12)", "hex(size=11)"), 20, 0.3, 10_000)
+QUICK = Size(2_000, 400, 0.2, ("uct(expand=one,c=0.3)", "mcts_reuse(expand=one,c=0.3)"),
+             ("colosseum(size=12)", "hex(size=11)"), 20, 0.3, 10_000)
 DEFAULT = Size(20_000, 2_000, 0.5, SEARCH_BOTS,
                ("colosseum(size=12)", "hex(size=11)", "sorry(players=4)"), 100, 0.5, 20_000)
 FULL = Size(100_000, 2_000, 2.0, DEFAULT.memory_bots, DEFAULT.memory_games, 1_000, 1.0, 100_000)

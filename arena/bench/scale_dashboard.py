@@ -78,7 +78,8 @@ def make_record(sample: dict[str, Any], players: Sequence[str], rng: random.Rand
 def synthetic_store(path: str | os.PathLike[str], bots: int = 200, games: int = 100_000, game: str = "nim",
                     seed: int = 0) -> dict[str, Any]:
     """Creates a store with league ``scale``: ``bots`` built-in bots and ``games`` fixtures of its real
-    round-robin schedule (an even sample of the rounds that hold them), played as valid synthetic games (real random play-outs of ``game``, the
+    round-robin schedule (an even sample of the rounds that hold them), played as valid synthetic games (real random
+    play-outs of ``game``, the
     winner drawn from the bots' hidden strengths so the leaderboard has an order), then rated for real
     (:func:`leaderboards.ledger.rate_pending`, which also writes the rating history).
 
@@ -203,7 +204,8 @@ def appending_writer(games: int = 100, interval: float = 0.02, seed: int = 1, *,
                      process: bool = True) -> Callable[[Path], int]:
     """A writer for :func:`dashboard_times`: appends ``games`` valid games (real play-outs of the league's first
     game, between random active bots, with keys after every stored one) to the store at the path it is
-    given, each stored with :func:`leaderboards.ledger.record_game` and rated with :func:`~leaderboards.ledger.rate_pending` as the league
+    given, each stored with :func:`leaderboards.ledger.record_game` and rated with
+    :func:`~leaderboards.ledger.rate_pending` as the league
     runner does, one every ``interval`` seconds. Returns the games written.
 
     With ``process`` (the default) it writes from a child process, as the league runner does; otherwise

@@ -107,7 +107,8 @@ def league_growth(directory: Path, games: int, *, bots: int = 50, concurrency: i
             writer, workers = _rss(proc.pid)
             if proc.poll() is not None:
                 if proc.returncode != 0:
-                    raise RuntimeError(f"arena league run exited with {proc.returncode}; see {directory / 'league.log'}")
+                    raise RuntimeError(
+                        f"arena league run exited with {proc.returncode}; see {directory / 'league.log'}")
                 break
             samples.append({"games": done, "elapsed": time.perf_counter() - started, "writer_rss": writer,
                             "workers_rss": workers, "store_bytes": store_bytes(db), "run": run})

@@ -24,7 +24,8 @@ from bots.registry import bot_class, parse_bot_spec
 GAMES = ("colosseum(size=12)", "hex(size=11)", "sorry(players=4)")
 SEARCH_BOTS = ("uct(c=annealed)", "uct(expand=one,c=0.3)", "mcts_reuse(c=annealed)", "mcts_reuse(expand=one,c=0.3)",
                "determinized", "mc(n=0)", "hmc")
-"""The study preset (uct's defaults until 2026-11-26; the defaults are now expand=one, c=0.3), plus the configurations that grow the biggest trees (expand=one iterates ~100x more often than
+"""The study preset (uct's defaults until 2026-11-26; the defaults are now expand=one, c=0.3), plus the
+configurations that grow the biggest trees (expand=one iterates ~100x more often than
 expand=all with 11 playouts per leaf and reaches the node cap on big boards) and mc on the clock (its default
 is a fixed 100 playouts per action)."""
 

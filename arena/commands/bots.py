@@ -42,6 +42,7 @@ def bots_command(as_json: bool) -> None:
         for col in ("parameter", "default", "valid values", "meaning"):
             table.add_column(col, style="cyan" if col == "parameter" else None)
         for key, p in entry["params"].items():
-            table.add_row(key, "(see meaning)" if p["default"] is None else format_value(p["default"]), p["valid"], p["doc"])
+            table.add_row(key, "(see meaning)" if p["default"] is None else format_value(p["default"]),
+                          p["valid"], p["doc"])
         console.print(table)
         console.print()

@@ -1,4 +1,5 @@
-"""``arena export games --league L [--db PATH] [--csv | --json]``: every game of a league, for a spreadsheet or a script.
+"""``arena export games --league L [--db PATH] [--csv | --json]``: every game of a league, for a spreadsheet or a
+script.
 
 Per game: id, time it finished (UTC), game, round, seed, players by seat, returns, terminations, failures with
 their reasons, number of moves (bot decisions) and of actions (chance included), and move-time percentiles.

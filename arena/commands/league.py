@@ -47,7 +47,8 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
         sys.exit(130)
     if summary.overloaded:
         click.echo(f"arena: machine overloaded: {len(summary.overloaded)} games were abandoned, not forfeited (first: "
-                   f"{shown(summary.overloaded[0])}); lower --concurrency or stop other work, then run the same command "
+                   f"{shown(summary.overloaded[0])}); lower --concurrency or stop other work, then run the same "
+                   "command "
                    "again to play them", err=True)
     if summary.errors or summary.overloaded:
         if not summary.errors:
@@ -77,7 +78,8 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
 
     def progress_cb(done: int, total: int, task: Any, record: Any) -> None:
         reporter.advance(done)
-        if getattr(record, "overloaded", False):  # a TaskFailure; at once, not only in the summary: the organiser can react mid-run
+        # a TaskFailure; at once, not only in the summary: the organiser can react mid-run
+        if getattr(record, "overloaded", False):
             reporter.note(f"[yellow]machine overloaded[/]: {markup(task.key)} abandoned (not forfeited), it is "
                           "replayed on the next run; lower --concurrency")
     try:

@@ -194,7 +194,8 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     labels = labels_for(bots)
     err = Console(stderr=True)
     if debug:
-        err.print("[bold red]TRUSTED DEBUG MODE[/]: no sandbox and no time limits; never use it for code you do not trust")
+        err.print("[bold red]TRUSTED DEBUG MODE[/]: no sandbox and no time limits; "
+                  "never use it for code you do not trust")
     plan = schedule(len(bots), n_games, seed)
     records: list[tuple[list[int], GameRecord]] = []
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
@@ -229,5 +230,6 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
         return
     print_table(out_console(), str(g), tot, len(records), layers)
     if verdict is not None:
-        click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, alpha {verdict.alpha:g}, "
-                   f"beta {verdict.beta:g}) after {len(records)} games: {verdict.verdict(shown(labels[0]), shown(labels[1]))}")
+        click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, "
+                   f"alpha {verdict.alpha:g}, beta {verdict.beta:g}) after {len(records)} games: "
+                   f"{verdict.verdict(shown(labels[0]), shown(labels[1]))}")

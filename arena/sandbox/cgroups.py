@@ -135,7 +135,8 @@ class BotCgroup:
                 wanted = {"memory", "pids", "cpuset"} & set(_read(os.path.join(parent, "cgroup.controllers")).split())
                 if wanted - enabled:
                     try:
-                        _write(os.path.join(parent, "cgroup.subtree_control"), " ".join("+" + c for c in wanted - enabled))
+                        _write(os.path.join(parent, "cgroup.subtree_control"),
+                               " ".join("+" + c for c in wanted - enabled))
                     except OSError as exc:
                         group.problems.append(f"v2 controllers {sorted(wanted)} not delegated: {exc.strerror}")
                 if memory_bytes and os.path.exists(os.path.join(d, "memory.max")):

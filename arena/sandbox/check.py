@@ -119,8 +119,10 @@ def report(refresh: bool = False) -> list[Layer]:
         "takes every process of the bot with it" if pid_problem is None else f"no PID namespace: {pid_problem}")
     abi = landlock.abi_version()
     add("landlock", abi >= 1, f"ABI {abi}: read-only allow-list" + (", TCP denied" if abi >= 4 else "")
-        + (", signals and abstract sockets scoped" if abi >= 6 else "") if abi else "Landlock not available in this kernel")
-    add("seccomp", seccomp.is_supported(), f"allow-list of {len(seccomp.allowed_names())} calls (threads only, no exec, fork, "
+        + (", signals and abstract sockets scoped" if abi >= 6 else "")
+        if abi else "Landlock not available in this kernel")
+    add("seccomp", seccomp.is_supported(),
+        f"allow-list of {len(seccomp.allowed_names())} calls (threads only, no exec, fork, "
         "sockets, ptrace, namespaces, mounts, io_uring); any other call fails and is named in the failure reason"
         if seccomp.is_supported() else f"no filter for {_sys.MACHINE} or no kernel support")
     caps = cgroups.probe()

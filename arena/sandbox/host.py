@@ -126,7 +126,8 @@ def load_bot(spec: dict[str, Any], game: Any, seat: int, seed: int) -> Any:
     module_spec.loader.exec_module(module)
     cls = getattr(module, "Bot", None)
     if cls is None:
-        raise AttributeError(f"{os.path.basename(path)} defines no class Bot (the contract: class Bot(game, seat, seed) "
+        raise AttributeError(f"{os.path.basename(path)} defines no class Bot "
+                             "(the contract: class Bot(game, seat, seed) "
                              "with step(self, state, limit))")
     return cls(game, seat, seed)
 

@@ -36,7 +36,8 @@ class _PathBeneath(ctypes.Structure):
 def abi_version() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is unavailable."""
     try:
-        return _sys.syscall("landlock_create_ruleset", None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+        return _sys.syscall("landlock_create_ruleset", None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
     except (OSError, KeyError):
         return 0
 

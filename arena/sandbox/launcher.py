@@ -61,7 +61,8 @@ class Sandbox:
     """Per-game launcher: knows the active layers, derives rlimits from the Limits and starts bots."""
 
     def __init__(self, limits: Limits, game: Any, *, isolate: bool = True) -> None:
-        """``isolate=False`` starts plain subprocesses with rlimits only (trusted code on a machine without the layers)."""
+        """``isolate=False`` starts plain subprocesses with rlimits only (trusted code on a machine without the
+        layers)."""
         self.limits = limits
         self.game = game
         root = os.geteuid() == 0

@@ -80,7 +80,8 @@ def decode_request(body: bytes) -> dict[str, Any]:
     match = _STEP.fullmatch(body)
     if match is not None:
         actions = match[2]
-        return {"type": "step", "id": int(match[1]), "actions": [int(a) for a in actions.split(b",")] if actions else []}
+        return {"type": "step", "id": int(match[1]),
+                "actions": [int(a) for a in actions.split(b",")] if actions else []}
     return decode(body, max_depth=None)
 
 

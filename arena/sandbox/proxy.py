@@ -199,13 +199,15 @@ class BotProcess:
             if "bad_action" in reply:
                 raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
             if "illegal" in reply:  # an adapter's illegal answer (a COMP424 agent raised): its traceback is the detail
-                raise IllegalMoveError(f"{str(reply['illegal'])[:300]}\n{str(reply.get('traceback', ''))[-2000:]}".strip())
+                raise IllegalMoveError(
+                    f"{str(reply['illegal'])[:300]}\n{str(reply.get('traceback', ''))[-2000:]}".strip())
             self._kill()
             raise ProtocolError(f"answer without an action: {str(reply)[:200]}")
         try:
             return protocol.parse_action(reply, self._num_actions)
         except FrameError:
-            raise IllegalMoveError(f"action {str(reply.get('action'))[:40]} is not an action id of {self._game}") from None
+            raise IllegalMoveError(
+                f"action {str(reply.get('action'))[:40]} is not an action id of {self._game}") from None
 
     def start_up(self) -> None:
         """Waits for the bot to become ready within its start-up allowance, then freezes it until its first move

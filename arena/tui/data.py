@@ -523,7 +523,8 @@ class StoreReader:
         return BotDetail(bot.id, shown(bot.label), bot.kind, None if bot.spec is None else shown(bot.spec),
                          None if bot.filename is None else shown(bot.filename), shown(source_head, lines=True),
                          bot.status, shown(bot.status_reason), bot.trusted, limits,
-                         None if bot.games is None else [shown(g) for g in bot.games], row, len(times), pct, hist, (lo, hi),
+                         None if bot.games is None else [shown(g) for g in bot.games], row, len(times), pct, hist,
+                         (lo, hi),
                          len(played), failures, bot.version, self._versions(store, bot),
                          self._elo(store, bot, scope))
 

@@ -192,7 +192,8 @@ class ReplayScreen(Screen[None]):
 class BotDetailScreen(Screen[None]):
     """A bot's identity, limits, rating trend, move-time distribution and failures."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "app.pop_screen", "Back"), Binding("question_mark", "app.help", "Help")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "app.pop_screen", "Back"),
+                                             Binding("question_mark", "app.help", "Help")]
 
     def __init__(self, detail: BotDetail, row: LeaderRow | None = None) -> None:
         super().__init__()

@@ -99,7 +99,8 @@ def test_a_deep_folder_is_refused_in_one_line(deep_bot):
 
 def test_a_deep_folder_is_a_usage_error_on_the_command_line(deep_bot):
     d = deep_bot
-    done = subprocess.run([sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))", "match", "nim", str(d), "random", "--games", "1", "-q"],
+    done = subprocess.run([sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "match", "nim", str(d), "random", "--games", "1", "-q"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     assert "internal error" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr

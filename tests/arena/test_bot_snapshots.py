@@ -52,7 +52,8 @@ def test_a_bot_cannot_read_the_bots_beside_it(tmp_path, disguise):
     secret = f"CANARY-{uuid.uuid4()}"
     folder = tmp_path / "submissions"
     folder.mkdir()
-    victim = {"alias": folder / "victim.py", "big": folder / "victim.py", "subfolder": folder / "sub" / "victim.py"}[disguise]
+    victim = {"alias": folder / "victim.py", "big": folder / "victim.py",
+              "subfolder": folder / "sub" / "victim.py"}[disguise]
     victim.parent.mkdir(exist_ok=True)
     body = {"alias": f"class Agent:\n    pass\n\nBot = Agent\n# {secret}\n",
             "big": "#" * (2 << 20) + f"\nclass Bot:\n    pass\n# {secret}\n",

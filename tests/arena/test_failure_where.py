@@ -67,7 +67,8 @@ def test_a_file_bots_traceback_names_its_own_file_relative_to_its_snapshot(tmp_p
     write(tmp_path / "helperbot.py", HELPER_BOT)
     f = _failure(tmp_path, "hex(size=4)", "helperbot.py")
     assert f["reason"] == "crash"
-    _assert_own_traceback(f["detail"], ['File "helperbot.py", line 6, in step', 'File "helperbot.py", line 10, in helper',
+    _assert_own_traceback(f["detail"], ['File "helperbot.py", line 6, in step',
+                                        'File "helperbot.py", line 10, in helper',
                                         "ValueError: boom in the helper"])
 
 

@@ -78,8 +78,10 @@ def test_the_check_sees_an_import_without_a_reason(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("import os\n\n"
                       "def f():\n    if os:\n        import json\n    return json\n\n"
-                      "def g():\n    # start-up: rich is heavy\n    # (a second line)\n    import rich\n    import sys\n"
+                      "def g():\n    # start-up: rich is heavy\n    # (a second line)\n"
+                      "    import rich\n    import sys\n"
                       "    return rich, sys\n\n"
                       "def h():\n    import pyspiel  # optional: open_spiel\n    return pyspiel\n\n"
                       "def k():\n    import json  # only sometimes\n    return json\n")
-    assert [line.split(":", 1)[1] for line in unexplained(module)] == ["5: import json", "20: import json  # only sometimes"]
+    assert [line.split(":", 1)[1] for line in unexplained(module)] == ["5: import json",
+                                                                       "20: import json  # only sometimes"]

@@ -136,7 +136,8 @@ def test_every_key_is_typed_and_ranged_with_one_line_naming_file_key_value_and_w
 
 BAD_BOTS = [
     ('bots = ["random", "greedy", 3]', "bots[2] = 3 is not allowed: a bot spec string or a table"),
-    ('bots = ["random", {spec = "greedy", trusted = "false"}]', 'bots[1].trusted = "false" is not allowed: true or false'),
+    ('bots = ["random", {spec = "greedy", trusted = "false"}]',
+     'bots[1].trusted = "false" is not allowed: true or false'),
     ('bots = ["random", {spec = "greedy", trusted = 0}]', "bots[1].trusted = 0 is not allowed: true or false"),
     ('bots = ["random", {spec = 3}]', "bots[1].spec = 3 is not allowed: a non-empty string"),
     ('bots = ["random", {spec = "greedy", name = ""}]', 'bots[1].name = "" is not allowed: a non-empty string'),
@@ -210,8 +211,9 @@ def test_a_league_that_relaxes_the_sandbox_says_so_on_every_run_and_on_its_leade
     write(tmp_path / "b.py", "import random\nclass Bot:\n    def __init__(self, game, seat, seed):\n"
           "        self.rng = random.Random(seed)\n    def step(self, state, limit):\n"
           "        return self.rng.choice(state.legal_actions())\n")
-    config = write(tmp_path / "league.toml", GOOD.replace('"greedy"]', '"greedy", {name = "mine", file = "b.py", '
-                                                                        'trusted = true}]') + "[limits]\ndebug = true\n")
+    config = write(tmp_path / "league.toml",
+                   GOOD.replace('"greedy"]', '"greedy", {name = "mine", file = "b.py", trusted = true}]')
+                   + "[limits]\ndebug = true\n")
     for _ in range(2):  # every run, the resumed one too
         p = arena(tmp_path, "league", "run", str(config), "-q")
         assert p.returncode == 0, p.stderr

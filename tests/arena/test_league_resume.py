@@ -66,7 +66,8 @@ def _snapshot(path):
         games = {g.schedule_key: (g.seats, g.seed, g.history, g.returns) for g in store.games(lg.id)}
         ratings = {store.bot(b).name: (r.mu, r.sigma, r.games) for b, r in store.ratings(lg.id).items()}
         per_scope = {s: {b: (r.mu, r.sigma) for b, r in store.ratings(lg.id, s).items()} for s in store.scopes(lg.id)}
-        recomputed = {store.bot(b).name: (r.mu, r.sigma, r.games) for b, r in ledger.recompute_ratings(store, lg.id).items()}
+        recomputed = {store.bot(b).name: (r.mu, r.sigma, r.games)
+                      for b, r in ledger.recompute_ratings(store, lg.id).items()}
         count = store.conn.execute("SELECT count(*), count(DISTINCT schedule_key) FROM games").fetchone()
     return games, ratings, per_scope, recomputed, tuple(count)
 

@@ -85,7 +85,8 @@ def test_new_bot_template_plays_cleanly_against_random(capsys, tmp_path, monkeyp
     assert code == 0, err
     data = json.loads(out)
     assert all(g["terminations"] == ["normal", "normal"] for g in data["games"])
-    assert data["totals"]["mybot.py"]["failures"] == {"timeout": 0, "crash": 0, "illegal": 0, "memory": 0, "protocol": 0}
+    assert data["totals"]["mybot.py"]["failures"] == {"timeout": 0, "crash": 0, "illegal": 0, "memory": 0,
+                                                      "protocol": 0}
 
 
 def test_failures_are_counted_by_reason(capsys, tmp_path):

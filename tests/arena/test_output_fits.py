@@ -77,7 +77,8 @@ def test_a_match_prints_the_sprt_verdict_in_words(tmp_path):
     out = arena(tmp_path, "match", "nim", "greedy", "random", "--games", "400", "--sprt", "elo0=0,elo1=50", "-q")
     assert out.returncode == 0, out.stderr
     line = out.stdout.splitlines()[-1]
-    assert re.search(r"after \d+ games: H1: greedy is stronger than random \(elo1=50 accepted, LLR \d+\.\d\d >= 2\.94\)$",
+    assert re.search(r"after \d+ games: H1: greedy is stronger than random "
+                     r"\(elo1=50 accepted, LLR \d+\.\d\d >= 2\.94\)$",
                      line), line
     assert "alpha 0.05" in line
 

@@ -21,7 +21,8 @@ def body(frame: bytes) -> bytes:
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-2**62, 2**62) | st.text(max_size=20)
                            | st.floats(allow_nan=False, allow_infinity=False),
-                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                           lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=8), inner, max_size=4),
                            max_leaves=20)
 
 

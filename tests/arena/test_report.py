@@ -135,7 +135,8 @@ def test_export_games_json_keeps_each_failure_s_detail(league):
     data = json.loads(out.stdout)
     assert data["league"] == "course"
     fails = [f for g in data["games"] for f in g["failures"]]
-    assert fails and all(f["reason"] == "crash" and 'File "' in f["detail"] and "/bot/" not in f["detail"] for f in fails)
+    assert fails and all(f["reason"] == "crash" and 'File "' in f["detail"] and "/bot/" not in f["detail"]
+                         for f in fails)
     assert {f["bot"] for f in fails} == {HOSTILE, "copycat", "broken"}
     assert all(len(g["players"]) == len(g["returns"]) == 2 for g in data["games"])
 
@@ -195,7 +196,8 @@ def test_the_report_has_a_page_per_bot_with_failures_and_slowest_moves(report):
 
 def browser(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Debian's chromium, headless, driven by selenium (installed by .ci/run)."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the test extra (pip install -e .[test])")
+    webdriver = pytest.importorskip("selenium.webdriver",
+                                    reason="selenium is in the test extra (pip install -e .[test])")
     from selenium.webdriver.chrome.service import Service
     chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if not (chromium and driver):

@@ -44,7 +44,8 @@ def test_bot_runs_under_its_own_uid_not_root(tmp_path):
 
 def test_memory_bomb_is_recorded_as_memory(tmp_path):
     # A generous move time: the bomb must hit the memory limit, not the clock, even on a loaded machine.
-    record = play(place("memory_bomb", tmp_path), limits=FAST.with_(move_time=10.0, first_move_time=10.0, memory_mb=100))
+    record = play(place("memory_bomb", tmp_path),
+                  limits=FAST.with_(move_time=10.0, first_move_time=10.0, memory_mb=100))
     assert record.terminations == ["memory", "normal"]
     assert record.returns == [-1.0, 1.0]
 
@@ -159,7 +160,8 @@ def test_megabytes_on_stdout_do_not_block_or_corrupt(tmp_path):
     assert record.move_seats.count(0) >= 1  # it printed (step prints before answering) and still moved
 
 
-@pytest.mark.parametrize("mode", ["string", "float", "nan", "huge", "negative", "out_of_range", "nested", "none", "bool"])
+@pytest.mark.parametrize("mode", ["string", "float", "nan", "huge", "negative", "out_of_range", "nested", "none",
+                                  "bool"])
 def test_garbage_answers_are_illegal_moves(tmp_path, mode):
     record = play(place("garbage_answer", tmp_path, {"mode.txt": mode}))
     assert record.terminations == ["illegal", "normal"], record.failures

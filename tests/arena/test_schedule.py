@@ -21,7 +21,8 @@ def test_round_robin_covers_every_pairing_with_seats_balanced():
 
 
 def test_duplicate_seeds_every_rotation_of_a_pairing_shares_its_seed():
-    fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)], {"nim": [1, 2, 3], "sorry(players=3)": [1, 2, 3, 4]},
+    fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)],
+                               {"nim": [1, 2, 3], "sorry(players=3)": [1, 2, 3, 4]},
                                6, base_seed=9)
     by_table = {}
     for f in fixtures:
@@ -110,7 +111,8 @@ def test_missing_fixtures_by_a_merge_with_the_sorted_stored_keys():
 
     from arena.league_runner import missing
     rng = random.Random(5)
-    fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)], {"nim": range(1, 9), "sorry(players=3)": range(1, 6)},
+    fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)],
+                               {"nim": range(1, 9), "sorry(players=3)": range(1, 6)},
                                6, 1)
     for _ in range(50):
         stored = {f.key for f in fixtures if rng.random() < rng.random()}

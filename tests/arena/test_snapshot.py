@@ -62,7 +62,8 @@ def test_what_a_folder_snapshot_refuses(tmp_path, make, needle):
 def test_the_size_limit_counts_the_whole_tree_and_names_the_setting(tmp_path):
     d = folder(tmp_path / "bot")
     (d / "data.bin").write_bytes(b"x" * 3000)
-    with pytest.raises(ConfigError, match=r"bot .*bot is 3\.\d KB, over the 2\.0 KB limit for a bot; raise it with SETTING"):
+    with pytest.raises(ConfigError,
+                       match=r"bot .*bot is 3\.\d KB, over the 2\.0 KB limit for a bot; raise it with SETTING"):
         snapshot.take(d, max_bytes=2048, setting="SETTING")
     assert snapshot.take(d, max_bytes=4096).size > 3000
 

@@ -207,7 +207,8 @@ def test_a_full_disk_stops_the_run_with_one_line_and_the_store_stays_intact(tmp_
     # schedule) and a few games fit into the WAL, then a commit hits ENOSPC. The margin is counted from the
     # created store, so a schema that grows does not eat it.
     setup = (f'mount -t tmpfs -o size=4m tmpfs "{full}"\ncp l.toml "{full}/"\ncd "{full}"\n'
-             f'"{sys.executable}" -c "from leaderboards.store import Store; Store.open(\'s.sqlite\', create=True).close()"\n'
+             f'"{sys.executable}" -c "from leaderboards.store import Store; '
+             'Store.open(\'s.sqlite\', create=True).close()"\n'
              'free=$(df --output=avail -B1 . | tail -1)\n'
              'head -c $((free - 262144)) /dev/zero > filler\n'
              f'trap \'cp s.sqlite* "{out}/"\' EXIT\n')

@@ -33,7 +33,8 @@ CPU = max(os.sched_getaffinity(0))
 def hogs(n: int, cpu: int = CPU) -> Iterator[None]:
     """``n`` busy loops pinned to ``cpu``, running (each has had CPU time) before the body starts."""
     # Each in its own session: with autogroup scheduling a session shares one CPU slot, and the bot has its own.
-    procs = [subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"],
+    procs = [subprocess.Popen([sys.executable, "-c",
+                               f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"],
                               start_new_session=True) for _ in range(n)]
     try:
         deadline = time.monotonic() + 10

@@ -23,7 +23,8 @@ NOBODY = 65534
 # The sandbox's tests: every hostile bot, lifetimes, kernel facts, snapshots, the referee.
 SANDBOX_TESTS = ["tests/arena/test_sandbox_hostile.py", "tests/arena/test_sandbox_lifetime.py",
                  "tests/arena/test_sandbox_kernel.py", "tests/arena/test_sandbox_startup.py",
-                 "tests/arena/test_sandbox_close.py", "tests/arena/test_bot_snapshots.py", "tests/arena/test_snapshot.py", "tests/arena/test_referee.py",
+                 "tests/arena/test_sandbox_close.py", "tests/arena/test_bot_snapshots.py",
+                 "tests/arena/test_snapshot.py", "tests/arena/test_referee.py",
                  "tests/arena/test_covert_channels.py", "tests/arena/test_sandbox_inheritance.py",
                  "tests/arena/test_freeze.py", "tests/arena/test_referee_cost.py"]
 
@@ -75,7 +76,8 @@ def nobody():
             probe = way.run(["-c", "import subprocess, sys, arena.cli, numpy, pytest, games._core; "
                              "subprocess.run([sys.executable, '-c', 'import arena.sandbox.host'], check=True)"], 120)
             if probe.returncode == 0:
-                print(f"as uid {NOBODY}: {way.python}" + (f" in a view of the checkout at {way.view}" if way.view else ""))
+                print(f"as uid {NOBODY}: {way.python}"
+                      + (f" in a view of the checkout at {way.view}" if way.view else ""))
                 yield way
                 break
             tried.append(f"{way.python}{' (view)' if way.view else ''}: "

@@ -1,4 +1,5 @@
-"""docs/contracts.md promises a bot only ``limit.time`` and ``limit.memory_mb``: built-in bots must accept any object with
+"""docs/contracts.md promises a bot only ``limit.time`` and ``limit.memory_mb``: built-in bots must accept any object
+with
 those two attributes (a caller's own limit type), not only :class:`bots.base.Limit`."""
 from __future__ import annotations
 

@@ -54,7 +54,8 @@ class Bot:
 
 def arena(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Runs ``arena ARGS`` in ``cwd`` (a fresh interpreter, as a user would)."""
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], check=False, cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], check=False, cwd=cwd, capture_output=True,
+                          text=True,
                           timeout=timeout)
 
 

@@ -297,7 +297,8 @@ def test_a_schema_1_store_is_read_as_it_is_and_migrated_by_a_writer(tmp_path: Pa
             "'[]', '[]', '[]', 0.1, '{}', ?, 0)",
             (i + 1, games[-1].key, json.dumps(seats), json.dumps(returns), int(i < 25)))  # the last 5 unrated
         for seat, bot in enumerate(seats):
-            conn.execute("INSERT INTO game_seats VALUES (?, ?, ?, ?, 'win', 'normal')", (i + 1, seat, bot, returns[seat]))
+            conn.execute("INSERT INTO game_seats VALUES (?, ?, ?, ?, 'win', 'normal')",
+                         (i + 1, seat, bot, returns[seat]))
     v1 = Rater().apply_all(games[:25])
     for (scope, bot), r in v1.table.items():
         conn.execute("INSERT INTO ratings VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0)",

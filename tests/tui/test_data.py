@@ -82,7 +82,8 @@ def test_trends_are_the_stored_history_read_in_chunks(fixture_store: Fixture, mo
     snap = reader.poll(None, ALL)
     assert snap is not None and snap.trends_complete
     for row in snap.leaderboard:
-        assert list(row.trend) == pytest.approx(trend_from_a_fold(fixture_store.store, demo, ALL, row.bot_id), abs=1e-12)
+        assert list(row.trend) == pytest.approx(trend_from_a_fold(fixture_store.store, demo, ALL, row.bot_id),
+                                                abs=1e-12)
     reader.close()
 
 
