@@ -296,7 +296,7 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
         try:
             table = BotTable.model_validate(item)
         except ValidationError as exc:
-            raise fail(explain(exc, BotTable, where=lambda loc, i=i: f"bots[{i}]." + ".".join(map(str, loc)))) from None
+            raise fail(explain(exc, BotTable, where=lambda loc: f"bots[{i}]." + ".".join(map(str, loc)))) from None  # noqa: B023
         spec, file = table.spec, table.file
         if (spec is None) == (file is None):
             raise fail(f"bots[{i}] needs exactly one of 'spec' (a built-in bot) or 'file' (a bot file)")

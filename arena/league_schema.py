@@ -25,7 +25,8 @@ def _one_or_many(value: Any) -> Any:
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Specs = Annotated[list[NonEmpty], BeforeValidator(_one_or_many), Field(min_length=1)]
-_SPECS: dict[str, Any] = {"type": "string or list of strings", "allowed": "a game spec or a non-empty list of game specs"}
+_SPECS: dict[str, Any] = {"type": "string or list of strings",
+                          "allowed": "a game spec or a non-empty list of game specs"}
 
 
 class Openings(BaseModel):

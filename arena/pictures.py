@@ -70,7 +70,8 @@ def move_times(times: Sequence[float], limit: float, *, width: int = 480, height
         return '<svg class="pic" width="0" height="0" role="img" aria-label="no moves yet"></svg>'
     top = max(max(times), limit) * 1.05 or 1.0
     w = (width - 16) / len(times)
-    bars = "".join(f'<rect x="{8 + i * w:.1f}" y="{8 + (height - 16) * (1 - t / top):.1f}" width="{max(w - 0.5, 0.5):.1f}" '
+    bars = "".join(f'<rect x="{8 + i * w:.1f}" y="{8 + (height - 16) * (1 - t / top):.1f}" '
+                   f'width="{max(w - 0.5, 0.5):.1f}" '
                    f'height="{(height - 16) * t / top:.1f}" fill="{"#de2d26" if t > limit else "#3182bd"}"/>'
                    for i, t in enumerate(times))
     y = 8 + (height - 16) * (1 - limit / top)

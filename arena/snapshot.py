@@ -433,7 +433,7 @@ def _read_tree(top: int, where: str, max_bytes: int,
             raise ConfigError(f"cannot read {os.path.join(where, rel)}: {exc.strerror}") from None
         try:
             data = _read_regular(fd, os.path.join(where, rel), max_bytes - total,
-                                 lambda n, total=total: too_big(total + n))
+                                 lambda n: too_big(total + n))  # noqa: B023 - called in this iteration
         finally:
             os.close(fd)
         total += len(data)

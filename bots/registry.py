@@ -8,9 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from games._core import CoreState
-
 import games as games_pkg
+from games._core import CoreState
 from games.errors import GameSpecError
 from games.spec import parse_spec, resolve_params
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
-from games._core import playouts
-
 import games
 from arena.bench import Record, interleaved, rate
+from games._core import playouts
 from games.doublestep import reference as ds_ref
 from games.nim import reference as nim_ref
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from games._core import playouts
-
 import games
 from arena.bench import Record, interleaved, rate
+from games._core import playouts
 from games.colosseum import reference
 
 SUITE = "games"

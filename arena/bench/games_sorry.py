@@ -10,10 +10,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from games._core import playouts
-
 import games
 from arena.bench import Record, interleaved, rate
+from games._core import playouts
 
 SUITE = "games"
 BASELINE = "Python-API random loop (same compiled engine)"

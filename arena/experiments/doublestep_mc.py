@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots._mc import MCSearch
-
 import games
 from arena.experiments.core import (
     TIE_CODES,
@@ -28,6 +26,7 @@ from arena.experiments.core import (
     run_cells,
 )
 from arena.experiments.tasks import bot_games, mc_games
+from bots._mc import MCSearch
 from games.spec import Param
 
 NS = [1, 2, 4, 8, 16, 32, 64]

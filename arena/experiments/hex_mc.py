@@ -17,8 +17,6 @@ import random
 import statistics
 from typing import Any
 
-from games._core import playouts
-
 import games
 from arena.experiments.core import (
     TIE_PARAM_CHOICES,
@@ -31,6 +29,7 @@ from arena.experiments.core import (
     run_cells,
 )
 from arena.experiments.tasks import mc_games
+from games._core import playouts
 from games.spec import Param
 
 FIG2 = {500: 152, 1000: 165, 3000: 185, 5000: 194, 7000: 195, 10000: 199, 13000: 199}  # out of 200

@@ -10,11 +10,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from bots._selfplay import play_mc_games
-
 import bots
 import games
 from arena.experiments.core import TIE_CODES, derive_seed
+from bots._selfplay import play_mc_games
 from bots.base import Limit
 
 # The module (the package's ``arena.play`` is the function), so a test's patch of its ``play`` is seen.

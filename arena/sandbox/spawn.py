@@ -234,9 +234,10 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             try:
                 _sys.mount_setattr("/", _sys.AT_RECURSIVE, _sys.MOUNT_ATTR_RDONLY | _sys.MOUNT_ATTR_NOSUID)
             except OSError:  # kernels before 5.12: remount each mount read-only
-                for _, target, is_dir in plan.binds:
+                for _, target, _is_dir in plan.binds:
                     flags = os.statvfs(target).f_flag & (_sys.MS_NODEV | 8)  # keep nodev/noexec (locked flags)
-                    _sys.mount(None, target, None, _sys.MS_BIND | _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | flags)
+                    _sys.mount(None, target, None,
+                               _sys.MS_BIND | _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | flags)
                 _sys.mount(None, "/", None, _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | _sys.MS_NODEV)
         if plan.pid_ns:
             step = "start the bot"
@@ -329,7 +330,8 @@ def init_status(code: int) -> int:
     return 128 - code if code > 128 else code
 
 
-def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...], stderr_fd: int) -> subprocess.Popen:
+def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
+           stderr_fd: int) -> subprocess.Popen:
     """Forks, hardens the child by ``plan`` and execs ``argv``.
 
     Raises:

@@ -15,13 +15,13 @@ import difflib
 import sqlite3
 import threading
 import time
-from urllib.parse import parse_qs
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import jinja2
 from starlette.applications import Starlette
@@ -31,14 +31,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.views import document
+from arena import pictures
 from arena.duplicates import twins
 from arena.league import LeagueConfig
-from arena import pictures
 from arena.server import auth
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.snapshot import MB
 from arena.text import dumps, shown
+from arena.views import document
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 
@@ -117,7 +117,7 @@ class SecurityHeaders:
 _templates = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True,
                                 undefined=jinja2.StrictUndefined)
 _templates.filters["shown"] = lambda v, lines=False: shown(v, lines=lines)
-_templates.filters["when"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") \
+_templates.filters["when"] = lambda t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC") \
     if t else ""
 
 

@@ -27,13 +27,12 @@ from arena import league_runner
 from arena.league import LeagueConfig
 from arena.league_runner import RunSummary
 from arena.snapshot import worker_files
-from arena.text import shown
 from arena.task import Task, TaskFailure
+from arena.text import shown
 from arena.workers import LocalBackend
 from leaderboards import accounts as acc
 from leaderboards import lock
 from leaderboards.store import Store
-
 
 RETRY = 5.0
 """Seconds before games that could not be played (a referee error, an overloaded machine) are tried again."""

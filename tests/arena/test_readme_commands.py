@@ -27,6 +27,15 @@ def test_ci_runs_exactly_the_readmes_test_command_and_nothing_a_user_does_not():
     assert lines[-1] == tests, "the README's command is CI's last step"
 
 
+def test_the_test_command_lints_and_type_checks_before_the_tests():
+    """The habits that keep the code readable hold on every run: ruff and mypy (the project's own settings in
+    pyproject.toml) pass before pytest starts."""
+    tests = readme_commands()[1]
+    assert re.search(r"&& ruff check \. && mypy && python -m pytest ", tests), tests
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert config["tool"]["ruff"]["line-length"] and config["tool"]["mypy"]["disallow_untyped_defs"] is True
+
+
 def test_the_readme_says_the_browser_test_needs_chromium():
     text = (ROOT / "README.md").read_text()
     assert "apt-get install chromium chromium-driver" in text

@@ -11,11 +11,11 @@ from functools import cache
 from typing import Any
 
 import pytest
-from bots._mc import _py_win_share
 
 import bots
 import games
 from arena.play import play
+from bots._mc import _py_win_share
 from bots.base import Limit
 from bots.flat_mc import FlatMCBot
 from bots.nested_mc import NestedMCBot

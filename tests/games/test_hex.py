@@ -7,11 +7,11 @@ import random
 from typing import Any
 
 import pytest
-from games.hex._hex import _py_fill_winner, _py_playout_moves
 
 import games
 from games.errors import GameSpecError, InvalidActionError
 from games.hex import HexState, playouts_fill, playouts_move_by_move, reference
+from games.hex._hex import _py_fill_winner, _py_playout_moves
 
 # Random play from the empty board, measured independently (shared/notes/performance-anchors.md).
 ANCHOR_P0_WINS = {7: 0.544, 11: 0.522}

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from games._core import playouts
 
 import games
+from games._core import playouts
 from games.doublestep import reference as ds_reference
 from games.nim import reference as nim_reference
 

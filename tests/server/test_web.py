@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from tests.server.support import (ARENA, PLAIN, RAISER, Client, Server, accounts, make_league, multipart,
-                                  wait_idle)
+from tests.server.support import ARENA, PLAIN, RAISER, Client, Server, accounts, make_league, multipart, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
 EVIL = "<i>evil</i>"
@@ -152,7 +151,7 @@ def test_the_organiser_sees_everything_and_its_actions_are_stored(site):
     assert c.status(frank, sid)[1]["status"] == "withdrawn"
     board = json.loads(c.get("/api/leaderboard")[2])
     assert "frank" not in [b["name"] for b in board["bots"]]  # retired: out of the league
-    assert re.search(r"<td>prof</td><td>withdraw</td><td>%d</td>" % sid, prof.get("/admin")[2])
+    assert re.search(rf"<td>prof</td><td>withdraw</td><td>{sid}</td>", prof.get("/admin")[2])
 
 
 def test_api_leaderboard_is_the_leaderboard_commands_json(site):
