@@ -107,6 +107,16 @@ def system_trees() -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
     return paths, links
 
 
+def bot_runtime(hold: bool = False) -> runtime.View:
+    """The narrowed read-only runtime every bot of this process sees (:mod:`arena.sandbox.runtime`); with
+    ``hold``, every page of it is made resident and locked first (once per process, then what changed)."""
+    packages = tuple(package_dirs())
+    view = runtime.view(packages, os.path.dirname(NEW_ROOT) if NEW_ROOT else _user_runtime_dir())
+    if hold:
+        runtime.hold(view, packages)
+    return view
+
+
 def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str],
               rlimits: list[tuple[int, int]]) -> Plan:
     """The launch plan for one bot (``mode`` from the layer probe).
@@ -131,11 +141,12 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
         os.makedirs(plan.new_root, mode=0o755, exist_ok=True)
         # The narrowed runtime (arena.sandbox.runtime: only what bots load, every page held in the page
         # cache by this process), plus the four /dev nodes; Landlock keeps the coarse trees as a second wall.
-        packages = tuple(package_dirs())
-        view = runtime.view(packages)
-        runtime.hold(view, packages)
+        view = bot_runtime(hold=True)
         kept = list(view.binds) + [(p, p, False) for p, d in sys_paths if p in DEV_NODES]
         plan.read_paths = [p for p, _ in sys_paths] + trees
+        for _, t, _ in view.binds:  # and what lies outside those (parents come first)
+            if not any(t == c or t.startswith(c.rstrip("/") + "/") for c in plan.read_paths):
+                plan.read_paths.append(t)
         if bot_dir:
             kept.append((bot_dir, "/bot", True))
             plan.bot_dir_inside = "/bot"
