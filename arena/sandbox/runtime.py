@@ -220,7 +220,8 @@ def view(packages: tuple[str, ...], workdir: str = "") -> View:
     roots = [b[1] for b in binds.values() if b[0] != MASK]
     objects = [_real(sys.executable)] + [f for f in _walk(roots, masked) if ".so" in os.path.basename(f)
                                           and not os.path.basename(f).startswith("_tkinter")]  # Tk/X11: no bot
-    libs = {t: src for t, src in libraries(objects).items() if not any(t.startswith(r.rstrip("/") + "/") for r in roots)}
+    libs = {t: src for t, src in libraries(objects).items()
+            if not any(t.startswith(r.rstrip("/") + "/") for r in roots)}
     # One folder of hard links per library folder where possible (one mount instead of one per library:
     # ~2 ms less per bot start); where a folder holds other binds, or links are impossible, a bind per file.
     alone = {t: src for t, src in libs.items()
