@@ -73,11 +73,24 @@ def take_agent(path: str | os.PathLike[str], agent: str = DEFAULT_AGENT, max_byt
         raise ConfigError(f"COMP424 folder {where} has no .py file at its top (the course checkout has world.py "
                           "and store.py there)")
     snap = take(where, entry, max_bytes, setting=setting)
-    if ENTRY in snap.files:
-        raise ConfigError(f"COMP424 folder {where} has a file named {ENTRY}, which arena writes itself; rename it")
-    files = dict(snap.files)
+    return agent_snapshot(dict(snap.files), snap.name.removesuffix(".py"), agent, where)
+
+
+def agent_snapshot(files: dict[str, bytes], folder: str, agent: str = DEFAULT_AGENT, where: str = "") -> Snapshot:
+    """The snapshot of a COMP424 checkout's ``files`` (already read and checked, e.g. an unpacked upload) that
+    runs the agent registered as ``agent``; shared by :func:`take_agent` and ``arena serve``'s uploads.
+
+    Raises:
+        ConfigError: one line: no agent code, or a file named like arena's entry.
+    """
+    if ENTRY in files:
+        raise ConfigError(f"COMP424 folder {where or folder} has a file named {ENTRY}, which arena writes itself; "
+                          "rename it")
+    if not any(p.endswith(".py") for p in files):
+        raise ConfigError(f"COMP424 folder {where or folder} holds no .py file (give the course checkout or the "
+                          "hand-in)")
+    files = dict(files)
     files[ENTRY] = _ENTRY_TEXT.format(agent=agent).encode()
-    folder = snap.name.removesuffix(".py")
     # named as the user names it (comp424:FOLDER[@agent]): the store lists it so, never as arena's entry file
     return make(ENTRY, files, f"{PREFIX}{folder}" if agent == DEFAULT_AGENT else f"{PREFIX}{folder}@{agent}")
 

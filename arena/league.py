@@ -98,6 +98,8 @@ class LeagueConfig:
     """``arena serve``: uploads after this Unix time are refused (None: no deadline)."""
     max_submissions_per_hour: int = 10
     """``arena serve``: uploads per account in any hour."""
+    upload_format: str = "arena"
+    """``arena serve``: ``arena`` (a zip is a folder bot) or ``comp424`` (a zip is a COMP424 checkout)."""
     leaderboard_public: bool = True
     """``arena serve``: the leaderboard, bot pages and replays without logging in."""
 
@@ -225,7 +227,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
                         probation_window=top.probation_window, probation_failures=top.probation_failures,
                         tables=top.tables, path=path, format=top.format, challengers=challengers, openings=book,
                         schedule=top.schedule, stop=stop, deadline=_deadline(top.deadline, fail),
-                        max_submissions_per_hour=top.max_submissions_per_hour,
+                        max_submissions_per_hour=top.max_submissions_per_hour, upload_format=top.upload_format,
                         leaderboard_public=top.leaderboard_public)
 
 

@@ -114,6 +114,9 @@ class LeagueFile(BaseModel):
     """`arena serve`: uploads after this time are refused with a line saying so (the league goes on playing)."""
     max_submissions_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 10
     """`arena serve`: uploads per account in any hour; more are refused (HTTP 429)."""
+    upload_format: Literal["arena", "comp424"] = "arena"
+    """`arena serve`: what a `.zip` upload is: `arena` (a folder bot with `bot.py` at its top) or `comp424` (a
+    COMP424 course checkout or hand-in, run as its `student_agent`; docs/comp424.md)."""
     leaderboard_public: bool = True
     """`arena serve`: the leaderboard, bot pages and replays are shown without logging in (false: to accounts
     only)."""

@@ -212,7 +212,7 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
     if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
         return 429, {"error": f"at most {site.config.max_submissions_per_hour} submissions an hour; try again later"}
     try:
-        snapshot = read_upload(filename, data, site.max_bytes)
+        snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
     sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200], snapshot)

@@ -13,7 +13,7 @@ import re
 import stat
 import zipfile
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.snapshot import DEFAULT_ENTRY, MAX_FILES, MB, Snapshot, make, single
 
 MAX_PATH = 255
@@ -41,8 +41,10 @@ def entry_name(filename: str) -> str:
     return base if _SAFE_FILE.fullmatch(base) else DEFAULT_ENTRY
 
 
-def read_upload(filename: str, data: bytes, max_bytes: int) -> Snapshot:
+def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") -> Snapshot:
     """The snapshot of an uploaded ``.py`` or ``.zip`` of at most ``max_bytes`` (upload and unpacked content).
+    With ``fmt == "comp424"`` (the league's ``upload_format``) a zip is a COMP424 checkout, unpacked with the same
+    checks, then taken as its ``student_agent`` (:func:`arena.comp424.agent_snapshot`).
 
     Raises:
         UploadError: too big, not a .py or .zip, or a zip that is malformed or breaks a rule above.
@@ -56,6 +58,12 @@ def read_upload(filename: str, data: bytes, max_bytes: int) -> Snapshot:
         except UnicodeDecodeError:
             raise UploadError("the .py file is not UTF-8 text") from None
         return single(entry_name(filename), data)
+    if lower.endswith(".zip") and fmt == "comp424":
+        from arena.comp424 import agent_snapshot  # only COMP424 leagues pay its import
+        try:
+            return agent_snapshot(read_zip(data, max_bytes, need=None), entry_name(filename[:-4] + ".py")[:-3])
+        except ConfigError as exc:
+            raise UploadError(str(exc)) from None
     if lower.endswith(".zip"):
         return make(DEFAULT_ENTRY, read_zip(data, max_bytes), name=entry_name(filename[:-4] + ".py")[:-3])
     raise UploadError("upload a .py file (a one-file bot) or a .zip of a folder bot (with bot.py at its top)")
@@ -80,8 +88,9 @@ def _checked_name(info: zipfile.ZipInfo) -> str:
     return name
 
 
-def read_zip(data: bytes, max_bytes: int) -> dict[str, bytes]:
-    """A zipped folder bot's files (one common top folder is taken off), checked as the module says."""
+def read_zip(data: bytes, max_bytes: int, need: str | None = DEFAULT_ENTRY) -> dict[str, bytes]:
+    """A zipped folder bot's files (one common top folder is taken off), checked as the module says; ``need``:
+    the file that must be at the top (None: any)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
@@ -116,6 +125,6 @@ def read_zip(data: bytes, max_bytes: int) -> dict[str, bytes]:
         except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
             raise UploadError(f"not a readable zip ({str(exc)[:80]})") from None
         out[info.filename.split("/", 1)[1] if strip else info.filename] = b"".join(chunks)
-    if DEFAULT_ENTRY not in out:
+    if need is not None and need not in out:
         raise UploadError(f"the zip has no {DEFAULT_ENTRY} at its top (or at the top of its one folder)")
     return out

@@ -91,3 +91,41 @@ def test_too_many_files_and_other_formats_are_refused(monkeypatch):
         read_upload("bot.zip", b"PK\x03\x04garbage", MB)
     with pytest.raises(UploadError, match="no bot.py"):
         read_upload("nobot.zip", zipped(("a/main.py", BOT)), MB)
+
+
+def _zip_folder(root, top: str) -> bytes:
+    import os
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for here, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for n in sorted(names):
+                full = os.path.join(here, n)
+                z.write(full, f"{top}/{os.path.relpath(full, root)}")
+    return buf.getvalue()
+
+
+def test_a_zipped_comp424_checkout_is_the_agent_when_the_league_says_so():
+    from pathlib import Path
+
+    from arena.comp424 import take_agent
+    from arena.comp424_names import ENTRY
+    checkout = Path(__file__).resolve().parents[1] / "fixtures" / "comp424" / "checkout"
+    data = _zip_folder(checkout, "checkout")
+    with pytest.raises(UploadError, match="no bot.py"):  # an ordinary league: a folder bot needs bot.py
+        read_upload("checkout.zip", data, MB)
+    snap = read_upload("checkout.zip", data, MB, "comp424")
+    assert snap.entry == ENTRY and snap.digest == take_agent(checkout, max_bytes=MB).digest
+    # the same unpacking checks as a folder zip
+    with pytest.raises(UploadError, match=r"'\.\.'"):
+        read_upload("c.zip", zipped(("store.py", b"X = 1\n"), ("../evil.py", b"")), MB, "comp424")
+    with pytest.raises(UploadError, match=ENTRY):
+        read_upload("c.zip", zipped(("store.py", b""), (ENTRY, b"")), MB, "comp424")
+
+
+def test_upload_format_is_a_league_key(tmp_path):
+    from arena.league import load_config
+    path = tmp_path / "l.toml"
+    path.write_text('name = "l"\ngames = ["colosseum"]\nupload_format = "comp424"\n'
+                    '[[bots]]\nspec = "random"\n[[bots]]\nspec = "mc(n=5)"\n')
+    assert load_config(path).upload_format == "comp424"
