@@ -59,7 +59,7 @@ def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") 
             raise UploadError("the .py file is not UTF-8 text") from None
         return single(entry_name(filename), data)
     if lower.endswith(".zip") and fmt == "comp424":
-        from arena.comp424 import agent_snapshot  # only COMP424 leagues pay its import
+        from arena.comp424 import agent_snapshot  # start-up: only COMP424 leagues pay its import
         try:
             return agent_snapshot(read_zip(data, max_bytes, need=None), entry_name(filename[:-4] + ".py")[:-3])
         except ConfigError as exc:
