@@ -1,7 +1,7 @@
 """Attack round: holes found by attacking the real CLI without reading the sandbox's source first.
 
-Each test is an attack that succeeded when it was written. Those fixed in the same round pass; those left open
-are strict xfails (reason "attack round: open, see report") until the lead fixes them.
+Each test is an attack that succeeded when it was written; every one is closed now and passes (the import-time
+work one was a strict xfail until the first move's clock started at the bot's load, 57f9e65).
 
 Classes:
 - a bot folder's cost is more than the bytes of its files: the names of its files and folders, its folders and
