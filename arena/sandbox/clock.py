@@ -97,6 +97,10 @@ class Clock:
         self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
         return deadline
 
+    def load_charge(self) -> float:
+        """The wall seconds of the load the next move (the first) pays for: the bot is told its time less this."""
+        return self._load_charge
+
     def ready(self) -> None:
         """The bot is ready: the baseline of the first move's CPU-wait credit, and the load's charge to it.
 

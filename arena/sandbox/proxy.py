@@ -152,19 +152,21 @@ class BotProcess:
                 clock.skipped()
                 raise
             started = time.monotonic()
+        # the first move pays for the load (clock.ready): the bot is told the time it has left, not the full limit
+        told = max(0.0, round(seconds - clock.load_charge(), 3))
         deadline = clock.begin(seconds, started)
         history = state.history()
         actions = history[self._sent:]  # the bot rebuilds the state (and who moved) itself
         self._sent = len(history)
         request_id = self._next_id
         self._next_id += 1
-        key = (seconds, first)
+        key = (told, first)
         if key == self._limit_sent:  # the host keeps the last limit: send it only when it changes
             frame = protocol.step_frame(request_id, actions)
         else:
             self._limit_sent = key
             frame = protocol.step_frame(request_id, actions, protocol.encode_value(
-                {"time": seconds, "memory_mb": limit.memory_mb, "first_move": first,
+                {"time": told, "memory_mb": limit.memory_mb, "first_move": first,
                  "think": limit.think}))  # think: the budget on every move; the first's time covers start-up
         channel = self.channel
         channel.new_move()

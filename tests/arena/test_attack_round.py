@@ -114,9 +114,32 @@ def test_module_level_work_is_charged_to_the_first_move(tmp_path):
     and first move, which docs/bot-authors.md says the first move's limit pays for. Played, it was a normal game
     (the first move's wall time 1.75 s; the import counted nowhere: CLI, `--first-move-time 4`, 8.5 s at import
     plus 3.7 s in the first move, no failure)."""
-    bot = place("attack_unbilled_import", tmp_path, files={"import.txt": "1.5"})
+    bot = place("attack_unbilled_import", tmp_path, files={"import.txt": "1.5", "first.txt": "1.75"})
     record = play(bot, limits=FAST.with_(first_move_time=2.0, move_time=0.5))
     assert record.terminations[0] == "timeout", (record.terminations, record.failures, record.wall_times[:2])
+
+
+def test_a_slow_loading_bot_is_told_the_first_move_time_it_has_left(tmp_path):
+    """The honest side of the rule above: a bot that loads for 1 s and then uses 80% of the limit it is told plays a
+    normal game, because it is told the first move's time less its load (it was told the whole 2 s, and timed out)."""
+    (tmp_path / "honest.py").write_text(
+        "import time\n"
+        "_end = time.process_time() + 1.0\n"  # CPU seconds: waits for a CPU are credited, work is not
+        "while time.process_time() < _end:\n"
+        "    pass\n"
+        "class Bot:\n"
+        "    def __init__(self, game, seat, seed):\n"
+        "        self.told = []\n"
+        "    def step(self, state, limit):\n"
+        "        self.told.append(limit.time)\n"
+        "        if len(self.told) == 1:\n"
+        "            assert limit.time < 1.5, limit.time  # 2 s less the load (about 1 s, 0.1 s of it arena's)\n"
+        "            end = time.monotonic() + 0.8 * limit.time\n"
+        "            while time.monotonic() < end:\n"
+        "                pass\n"
+        "        return state.legal_actions()[0]\n")
+    record = play(str(tmp_path / "honest.py"), limits=FAST.with_(first_move_time=2.0, move_time=0.5))
+    assert record.terminations[0] == "normal", (record.terminations, record.failures, record.wall_times[:2])
 
 
 def test_zip_upload_names_count_toward_the_size_limit():
