@@ -4,9 +4,8 @@
 """
 from __future__ import annotations
 
-# Imported eagerly: the submodule arena/play.py has the same name as the function, and a lazy
-# attribute would be shadowed by the module object as soon as anything imports `arena.play`.
-from arena.play import play
+# The game loop itself lives in arena/referee/loop.py (beside its sandboxed twin, arena/referee/sandboxed.py).
+from arena.referee.loop import play
 
 __version__ = "0.1.0"
 __all__ = ["play", "__version__"]

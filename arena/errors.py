@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from arena.outcome import Termination
+from arena.results.outcome import Termination
 
 
 class ArenaError(Exception):

@@ -14,7 +14,7 @@ its sigma says little about how sure an *order* is. This module fits every game 
 - **Scale.** ``elo = t * 400 / ln 10``, centred so the bots' mean is 0: a 100 Elo gap means the stronger wins
   64% of decided two-player games.
 - **Intervals.** Cluster-robust (sandwich) covariance: the games that share a seed (every seat rotation of one
-  table in one round, :mod:`arena.schedule`) are one cluster, since luck is shared within it; the interval is
+  table in one round, :mod:`arena.league.schedule`) are one cluster, since luck is shared within it; the interval is
   +-1.96 standard errors. ``method="bootstrap"`` resamples clusters instead (slower; used to check the sandwich).
   Rank ranges: the 2.5th and 97.5th percentiles of each bot's rank over draws from the fitted normal.
 - **Tied groups.** Neighbours in the order whose intervals overlap (transitively) share a group.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from arena.records import GameRecord
+from arena.results.records import GameRecord
 from leaderboards import rating_fold
 from leaderboards.probation import ProbationRule
 from leaderboards.ratings import BotRating, failure_reasons

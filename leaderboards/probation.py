@@ -32,7 +32,7 @@ class ProbationRule:
 
     @classmethod
     def from_config(cls, config: Any) -> ProbationRule:
-        """From a :class:`arena.league.LeagueConfig` or its stored dict (older stores: the defaults)."""
+        """From a :class:`arena.league.config.LeagueConfig` or its stored dict (older stores: the defaults)."""
         get = config.get if isinstance(config, Mapping) else lambda k, d: getattr(config, k, d)
         defaults = cls()
         return cls(after=int(get("probation_after", defaults.after)),

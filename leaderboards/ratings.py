@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import trueskill
 
-from arena.outcome import FAILURES, Termination
+from arena.results.outcome import FAILURES, Termination
 from games.registry import has_draws
 
 MU = 25.0
@@ -36,7 +36,7 @@ ALL = "*"
 """The scope of the league-wide rating (other scopes are one game spec each)."""
 
 FAILURE_REASONS = FAILURES
-"""What a bot's failure counters count (:data:`arena.outcome.FAILURES`)."""
+"""What a bot's failure counters count (:data:`arena.results.outcome.FAILURES`)."""
 
 _ENVS: dict[float, trueskill.TrueSkill] = {}
 _MARGINS: dict[int, float] = {}
@@ -168,7 +168,7 @@ class RatedGame:
     """Bot id per seat."""
     returns: Sequence[float]
     terminations: Sequence[str]
-    """Per seat, as stored (the words of :class:`arena.outcome.Termination`)."""
+    """Per seat, as stored (the words of :class:`arena.results.outcome.Termination`)."""
     failures: Sequence[dict[str, Any]] = ()
     """The record's failures (with ``on_failure=random_move`` a bot can fail and still finish normally)."""
 

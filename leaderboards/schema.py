@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.outcome import COUNTERS
+from arena.results.outcome import COUNTERS
 
 SCHEMA_VERSION = 5
 
@@ -167,9 +167,10 @@ ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
 CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 """
 
-# schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
+# schema 2 -> 3: each league's secret chance key (arena.referee.chance); leagues that exist get a fresh one
 MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
-# schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest as content_hash
+# schema 3 -> 4: a file bot is a snapshot (arena.submissions.snapshot): its whole file tree, and its digest as
+# content_hash
 MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
 # schema 4 -> 5: the server's tables (created empty)
 MIGRATE_4_TO_5 = SERVER_SCHEMA
@@ -185,7 +186,7 @@ FLUSH = 10_000
 
 RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", *COUNTERS)
 """The columns of ``ratings`` that hold a :class:`leaderboards.ratings.BotRating`: one counter per failure reason of
-:class:`arena.outcome.Termination` (the ``CREATE TABLE ratings`` above lists them as shipped: a new reason is a
+:class:`arena.results.outcome.Termination` (the ``CREATE TABLE ratings`` above lists them as shipped: a new reason is a
 migration; tests/arena/test_termination_vocabulary.py checks the two agree)."""
 
 
@@ -212,7 +213,7 @@ class Bot:
     spec: str | None
     filename: str | None
     """A file bot's listed name: its entry file, or for a COMP424 agent ``comp424:FOLDER[@agent]``
-    (:func:`arena.comp424_names.listed_as`), what the user gave."""
+    (:func:`arena.adapters.comp424_names.listed_as`), what the user gave."""
     source: str | None
     content_hash: str
     origin: str
@@ -237,7 +238,7 @@ class Bot:
 
 @dataclass
 class StoredGame:
-    """One stored game (a :class:`arena.records.GameRecord` plus its place in the league)."""
+    """One stored game (a :class:`arena.results.records.GameRecord` plus its place in the league)."""
 
     id: int
     league_id: int
@@ -270,7 +271,7 @@ GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_sea
 DECISIONS_TABLE = ("CREATE TABLE IF NOT EXISTS schedule_decisions (league_id INTEGER NOT NULL REFERENCES "
                    "leagues(id), batch INTEGER NOT NULL, decision TEXT NOT NULL, created REAL NOT NULL, "
                    "PRIMARY KEY (league_id, batch))")
-"""The adaptive schedule's decisions (arena/adaptive.py): one row per batch. Created by the first writer that
+"""The adaptive schedule's decisions (arena/league/adaptive.py): one row per batch. Created by the first writer that
 records one (no schema bump: a store without it simply has no decisions), so any version may have it."""
 
 OPTIONAL_TABLES = (DECISIONS_TABLE,)

@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena import snapshot as snapshots
-from arena.chance import new_key
-from arena.comp424_names import listed_as
+from arena.adapters.comp424_names import listed_as
 from arena.errors import ConfigError
-from arena.outcome import seat_results
-from arena.records import GameRecord
-from arena.snapshot import Snapshot
+from arena.referee.chance import new_key
+from arena.results.outcome import seat_results
+from arena.results.records import GameRecord
+from arena.submissions import snapshot as snapshots
+from arena.submissions.snapshot import Snapshot
 from leaderboards import schema, storefile
 from leaderboards.ratings import ALL, BotRating, RatedGame
 from leaderboards.schema import (
@@ -263,7 +263,7 @@ class Store(StoreViews):
         return league
 
     def chance_key(self, league_id: int) -> bytes | None:
-        """The league's secret chance key: it keys every game's chance and bot seeds (:mod:`arena.chance`) and
+        """The league's secret chance key: it keys every game's chance and bot seeds (:mod:`arena.referee.chance`) and
         never reaches a bot. None only in a read-only open of a store older than schema 3."""
         if self.schema_version < 3:
             return None

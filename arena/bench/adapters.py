@@ -3,7 +3,7 @@
 
 1. The State API driven move by move from Python (legal_actions + apply_action, random moves, 7x7 Hex):
    arena's compiled state; an ``openspiel:hex`` state through arena's wrapper (:mod:`games.openspiel`); pyspiel's
-   own hex driven directly (the wrapper's floor); ``arena_hex`` inside OpenSpiel (:mod:`arena.openspiel`).
+   own hex driven directly (the wrapper's floor); ``arena_hex`` inside OpenSpiel (:mod:`arena.adapters.openspiel`).
 2. What a bot is handed per move: a native bot's ``state.clone()``; a COMP424 agent's translation (``chess_board``,
    positions, the answer back to an action) on 12x12 Colosseum; an OpenSpiel bot's twin rebuilt from the history
    on 7x7 Hex after 20 moves.
@@ -50,7 +50,7 @@ def _timed(fn: Callable[[], Any], n: int) -> float:
 def state_api(quick: bool) -> list[tuple[str, float]]:
     import pyspiel  # optional: open_spiel
 
-    from arena.openspiel import register
+    from arena.adapters.openspiel import register
     register(("hex",))
     n = 30 if quick else 150
     native = games.load("hex(size=7)")
@@ -69,7 +69,7 @@ def state_api(quick: bool) -> list[tuple[str, float]]:
 
 
 def bot_views(quick: bool) -> list[tuple[str, float]]:
-    from arena.comp424 import to_action  # start-up: the COMP 424 adapter only when used
+    from arena.adapters.comp424 import to_action  # start-up: the COMP 424 adapter only when used
     from games.colosseum.arrays import chess_board
     n = 2000 if quick else 10000
     col = games.load("colosseum(size=12,seed=1)").new_initial_state()
@@ -94,10 +94,10 @@ def bot_views(quick: bool) -> list[tuple[str, float]]:
 
 
 def sandboxed(quick: bool) -> list[tuple[str, float]]:
-    from arena.comp424 import take_agent  # start-up: pydantic only when limits are built
+    from arena.adapters.comp424 import take_agent  # start-up: pydantic only when limits are built
     from arena.limits import Limits
-    from arena.referee import play_game
-    from arena.snapshot import Snapshot
+    from arena.referee.sandboxed import play_game
+    from arena.submissions.snapshot import Snapshot
     checkout = HERE.parents[2] / "tests" / "fixtures" / "comp424" / "checkout"
     limits = Limits(move_time=5.0, first_move_time=30.0)
     agent = take_agent(checkout, "random_agent")  # the course-style random walk: long games

@@ -19,7 +19,7 @@ from typing import Any
 import bots
 import games
 from arena.bench import Record, cost, interleaved, median_time, rate
-from arena.play import play
+from arena.referee.loop import play
 from bots.base import Limit
 from bots.flat_mc import FlatMCBot
 from bots.nested_mc import NestedMCBot

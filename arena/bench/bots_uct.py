@@ -25,7 +25,7 @@ from typing import Any
 import bots
 import games
 from arena.bench import Record, cost, interleaved, rate
-from arena.play import play
+from arena.referee.loop import play
 from bots.base import Limit
 
 SUITE = "bots"

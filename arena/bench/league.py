@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bench import Record, cost, rate
-from arena.league import LeagueConfig, parse_config
-from arena.ray_cluster import LocalCluster
+from arena.league.config import LeagueConfig, parse_config
+from arena.league.ray_cluster import LocalCluster
 
 SUITE = "league"
 
@@ -43,7 +43,7 @@ def timed_run(config: LeagueConfig, concurrency: int, backend: str = "local") ->
     """Plays the whole league into a fresh store; (games played, wall seconds) end to end: store set-up,
     worker start-up (each worker starts its own fork server once), every game, the writer, the ratings."""
     # start-up: the runner (sandbox, workers) only when a league runs
-    from arena.league_runner import run_league
+    from arena.league.runner import run_league
     directory = tempfile.mkdtemp(prefix="arena-bench-league-")
     try:
         t0 = time.perf_counter()
@@ -112,8 +112,8 @@ class RunnerCost:
 def runner_cost(config: LeagueConfig, concurrency: int) -> RunnerCost:
     """Plays ``config`` into a fresh store and measures the runner process's own CPU (``time.process_time``: this
     process, every thread, no child) beside the wall time."""
-    from arena.league_runner import run_league  # start-up: the runner only when a league runs
-    from arena.progress import Reporter
+    from arena.league.progress import Reporter
+    from arena.league.runner import run_league  # start-up: the runner only when a league runs
     directory = tempfile.mkdtemp(prefix="arena-bench-league-")
     try:
         db = Path(directory) / "bench.sqlite"

@@ -4,7 +4,8 @@
   of 200 bots, beside the TrueSkill fold of the same games (leaderboards/ratings.py) measured in the same run.
 - **Adaptive.** Leagues of ``BOTS`` simulated bots with known strengths (Elo drawn from a normal distribution of
   sd ``SPREAD``; each game sampled from the logistic model, no game played) over ``TRIALS`` seeded trials: the
-  adaptive schedule (:mod:`arena.adaptive`, stop = top 10 at 0.95) against the full round robin of the same league
+  adaptive schedule (:mod:`arena.league.adaptive`, stop = top 10 at 0.95) against the full round robin of the same
+  league
   (``ROUNDS`` rounds of two seat-swapped games per pairing): games used, and how often the reported top 10 is the
   true top 10 (the round robin's top 10 by the same fit, for comparison).
 """
@@ -17,8 +18,8 @@ from collections.abc import Iterable
 import numpy as np
 
 import leaderboards.elo  # noqa: F401, I001 - first: it keeps BLAS to one thread before numpy loads (see there)
-from arena.adaptive import Planner, StopRule, pair_stages
 from arena.bench import Record, cost, rate
+from arena.league.adaptive import Planner, StopRule, pair_stages
 from leaderboards.elo import Outcome, cluster_of, fit
 from leaderboards.elo import rate as elo_rate
 from leaderboards.ratings import RatedGame, Rater

@@ -24,7 +24,7 @@ import bots
 import games
 from arena.bench import Record, cost, rate
 from arena.limits import Limits
-from arena.play import play
+from arena.referee.loop import play
 
 SUITE = "sandbox"
 LIMITS = Limits(move_time=5.0, first_move_time=5.0)
@@ -109,7 +109,7 @@ def referee_cpu_noisy(moves: int, seconds: float = 0.05) -> float:
     """The referee's CPU seconds per move against a bot that prints one byte per write for ``seconds`` of every
     move (what the referee does because of what a bot sends: bounded per move, arena/sandbox/channel.py)."""
     # start-up: the sandbox stack loads only when this suite runs
-    from arena.referee import describe_bot
+    from arena.referee.sandboxed import describe_bot
     with tempfile.TemporaryDirectory() as d:
         os.chmod(d, 0o755)
         path = os.path.join(d, "noisy.py")
@@ -187,7 +187,7 @@ def _starts(game: Any, isolate: bool, n: int, times: list[float]) -> list[float]
 
 def games_per_second(n: int) -> tuple[float, float, str]:
     """(sandboxed games/s, in-process games/s, game spec) for random vs random."""
-    from arena.referee import play_game  # start-up: the sandbox only when a game is played
+    from arena.referee.sandboxed import play_game  # start-up: the sandbox only when a game is played
     spec, note = "hex(size=7)", ""
     try:
         games.load(spec).new_initial_state()
@@ -240,4 +240,4 @@ def run(quick: bool = False) -> Iterable[Record]:
                     "fork server (arena/sandbox/zygote.py), which starts once per referee process")
     sandboxed, inproc, spec = games_per_second(3 if quick else 20)
     yield rate(SUITE, f"random vs random games/s through the sandbox, {spec}", sandboxed, "games/s",
-               "in-process arena.play", inproc, note="two sandboxed processes started per game")
+               "in-process arena.referee.loop", inproc, note="two sandboxed processes started per game")

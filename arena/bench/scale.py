@@ -29,7 +29,7 @@ from typing import Any
 
 from arena.bench import Record, cost, rate
 from arena.bench.scale_memory import SEARCH_BOTS, bot_memory
-from arena.schedule import league_schedule
+from arena.league.schedule import league_schedule
 
 SUITE = "scale"
 MB = 2**20

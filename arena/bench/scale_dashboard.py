@@ -28,9 +28,9 @@ from typing import Any
 
 import games
 from arena.errors import ConfigError
-from arena.records import GameRecord
-from arena.schedule import fixture_key, league_schedule
-from arena.views import standings
+from arena.league.schedule import fixture_key, league_schedule
+from arena.output.views import standings
+from arena.results.records import GameRecord
 from games import load
 from leaderboards import ledger
 from leaderboards.ratings import leaderboard_order
@@ -162,7 +162,7 @@ def _timed(fn: Callable[[], Any], repeats: int) -> list[float]:
 
 def leaderboard_times(db: str | os.PathLike[str], repeats: int = 5) -> dict[str, Any]:
     """Wall times of the leaderboard query (``Store.ratings`` plus the ordering, and the full
-    :func:`arena.views.standings` rows the CLI prints) and of ``arena leaderboard --db DB`` run as
+    :func:`arena.output.views.standings` rows the CLI prints) and of ``arena leaderboard --db DB`` run as
     a subprocess (a fresh interpreter, as a user runs it), beside the interpreter's own start-up."""
     db = Path(db)
     with Store.open(db, readonly=True) as store:

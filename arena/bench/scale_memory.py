@@ -17,7 +17,7 @@ from typing import Any
 
 import bots
 import games
-from arena.play import play
+from arena.referee.loop import play
 from bots.base import Limit
 from bots.registry import bot_class, parse_bot_spec
 

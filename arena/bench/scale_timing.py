@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.outcome import Termination
+from arena.results.outcome import Termination
 
 BOT = Path(__file__).with_name("timing_bot.py")
 GAME = "nim(n=9,k=3)"
@@ -45,7 +45,7 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
                 game: str = GAME) -> dict[str, Any]:
     """Plays ``games`` games (rounded up to even: each bot plays each seat equally often) between two 80% bots
     with ``move_time`` seconds per move (first move included) at ``concurrency`` games at once (default: the
-    CPUs this process may use) through :func:`arena.league_runner.run_league`, and summarises the recorded times.
+    CPUs this process may use) through :func:`arena.league.runner.run_league`, and summarises the recorded times.
 
     Returns a dict: ``games`` (stored), ``moves``, ``time_losses`` (games with a timeout), ``overload_aborts``
     (games abandoned with MachineOverloadedError, retried by a league), ``errors`` (other referee errors),
@@ -56,9 +56,9 @@ def time_losses(games: int = 1000, move_time: float = 1.0, concurrency: int | No
     CPU, from /proc/pressure/cpu), ``elapsed`` seconds and the parameters.
     """
     # start-up: the league schema (pydantic) only when a league file is read
-    from arena.league import parse_config
-    from arena.league_runner import run_league
-    from arena.task import TaskFailure
+    from arena.league.config import parse_config
+    from arena.league.runner import run_league
+    from arena.league.task import TaskFailure
 
     concurrency = concurrency or len(os.sched_getaffinity(0))
     per_pairing = games + games % 2

@@ -3,7 +3,7 @@
 200 accounts; submissions arrive at 50 a minute (each from another account) while the league plays them; at the
 same time readers fetch pages (the leaderboard, a bot page) and the API (the leaderboard, a submission's status).
 Measured: page and API latency (p95; the target is 200 ms on 2 cores) and the time from a submission to its
-"accepted" verdict, beside the validation games alone (arena.validation.verdict in this process: the floor).
+"accepted" verdict, beside the validation games alone (arena.submissions.validation.verdict in this process: the floor).
 """
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ def _submit(base: str, token: str, i: int) -> int:
 def validation_alone() -> float:
     """Seconds of one bot's validation games played here (no server, no queue)."""
     # start-up: loaded only when this benchmark runs
-    from arena.snapshot import single
-    from arena.validation import verdict
+    from arena.submissions.snapshot import single
+    from arena.submissions.validation import verdict
     snap = single("b.py", BOT)
     t0 = time.perf_counter()
     verdict(f"file:{snap.digest}", "b", {snap.digest: snap}, {"games": ["nim(n=9)"], "seed": 1, "limits": {}})

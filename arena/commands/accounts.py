@@ -35,7 +35,7 @@ def league_for_accounts(league_name: str, db: str | None) -> Iterator[tuple[Stor
         league = store.league(name) if name is not None else None
         reserved: set[str] = set()
         if is_league_file(league_name):
-            from arena.league import load_config  # start-up: the league schema (pydantic) only for a league file
+            from arena.league.config import load_config  # start-up: the league schema (pydantic) only for a league file
             cfg = load_config(league_name)
             reserved = {entry.name for entry in cfg.bots}
             if league is None:

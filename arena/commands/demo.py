@@ -38,7 +38,7 @@ def demo(db: str, concurrency: int | None, fresh: bool) -> None:
     """Play a small league of built-in bots on Nim and Hex 5x5 and print the leaderboard."""
     # start-up: the league schema (pydantic) only when a league file is read
     from arena.commands.league import play_and_report
-    from arena.league import parse_config
+    from arena.league.config import parse_config
 
     config = parse_config(DEMO, where="demo league")
     if fresh and Path(db).exists():

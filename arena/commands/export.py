@@ -20,10 +20,10 @@ import click
 import games as games_pkg
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
-from arena.moves import failure_where
-from arena.records import headline
+from arena.output.views import GameEntry, game_entry, move_ms
+from arena.results.moves import failure_where
+from arena.results.records import headline
 from arena.text import csv_cell, dumps
-from arena.views import GameEntry, game_entry, move_ms
 from leaderboards.store import Store
 
 CSV_FIELDS = ("id", "finished", "game", "round", "seed", "failures", "moves", "actions", "move_ms_p50", "move_ms_p90",
@@ -39,7 +39,7 @@ def iso(ts: float) -> str:
 
 
 def game_row(g: GameEntry) -> dict[str, Any]:
-    """One game of the game list (:class:`arena.views.GameEntry`) as exported (``--json``'s object; ``--csv``
+    """One game of the game list (:class:`arena.output.views.GameEntry`) as exported (``--json``'s object; ``--csv``
     flattens it)."""
     return {
         "id": g.id, "finished": iso(g.finished), "game": g.game, "base_game": g.base_game, "round": g.round,
@@ -78,7 +78,7 @@ def csv_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def last_line(detail: str) -> str:
-    """The line of a failure's detail that says what happened, and where (:func:`arena.records.headline`)."""
+    """The line of a failure's detail that says what happened, and where (:func:`arena.results.records.headline`)."""
     return headline(detail)
 
 

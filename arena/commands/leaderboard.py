@@ -13,10 +13,10 @@ from rich.text import Text
 
 from arena.commands.locate import league_store
 from arena.errors import ConfigError
-from arena.outcome import COUNTERS
+from arena.output.views import H2HCell, Standing
+from arena.output.views import leaderboard as leaderboard_view
+from arena.results.outcome import COUNTERS
 from arena.text import csv_cell, dumps, out_console, shown
-from arena.views import H2HCell, Standing
-from arena.views import leaderboard as leaderboard_view
 from leaderboards.elo import ELO_FIELDS
 from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL, elo_text
@@ -25,7 +25,7 @@ from leaderboards.store import DEFAULT_DB, Store
 CSV_FIELDS = ("rank", "bot", "status", "mu", "sigma", "exposed", "games", "wins", "draws", "losses", *COUNTERS,
               "version", "spec", "status_reason")
 """``spec``: a built-in bot's spec or a file bot's entry file; ``status_reason``: why it is on probation or retired;
-the failure counters (timeouts, crashes, ...) are :data:`arena.outcome.COUNTERS`."""
+the failure counters (timeouts, crashes, ...) are :data:`arena.results.outcome.COUNTERS`."""
 H2H_CSV_FIELDS = ("bot", "opponent", "games", "wins", "draws", "losses", "win_rate")
 
 
@@ -87,7 +87,7 @@ def _scope(store: Store, league_id: int, config: dict[str, Any], scope: str | No
     if scope is None:
         return ALL
     # start-up: the league schema (pydantic) only when a league file is read
-    from arena.league import match_game
+    from arena.league.config import match_game
     valid = config.get("games") or [s for s in store.scopes(league_id) if s != ALL]
     spec = match_game(scope, valid)
     if spec is None:
@@ -132,14 +132,14 @@ def grid(console: Console, title: str, columns: list[tuple[str, str]], rows: lis
 def print_leaderboard(console: Console, league: str, rows: Sequence[Standing], total: int, scope: str = ALL, *,
                       relaxed: Sequence[str] = (), db: str = DEFAULT_DB) -> None:
     """The leaderboard as a table, under a SANDBOX RELAXED line when the league relaxed the sandbox (``relaxed``:
-    :func:`arena.league.stored_relaxed`), with a hint for each bot on probation that works for its kind."""
+    :func:`arena.league.config.stored_relaxed`), with a hint for each bot on probation that works for its kind."""
     if relaxed:
         console.print(Text.assemble(("SANDBOX RELAXED", "bold red"), f" in this league: {shown('; '.join(relaxed))}"),
                       soft_wrap=True)
     title = f"{shown(league)}: {total} games" + ("" if scope == ALL else f", {shown(scope)} only")
     columns = [(col, "left" if col in ("bot", "status", "fail") else "right")
                for col in ("#", "bot", "mu", "sigma", "mu-3sigma", "games", "W/D/L", "fail", "status")]
-    with_elo = bool(rows) and rows[0].fitted  # (arena.views.with_elo: the batch Elo beside TrueSkill)
+    with_elo = bool(rows) and rows[0].fitted  # (arena.output.views.with_elo: the batch Elo beside TrueSkill)
     if with_elo:
         columns[5:5] = [("elo (95%)", "right"), ("ranks", "right"), ("tied", "right")]
     statuses = {"active": "", "probation": ("PROBATION", "red"), "retired": ("retired", "dim")}

@@ -10,8 +10,8 @@ import click
 
 from arena.commands.probation import release
 from arena.errors import ArenaError
+from arena.output.views import head_to_head, standings
 from arena.text import markup, shown
-from arena.views import head_to_head, standings
 from leaderboards.store import DEFAULT_DB, Store
 
 
@@ -35,7 +35,7 @@ def run(config: str, concurrency: int | None, backend: str, address: str | None,
         quiet: bool) -> None:
     """Play (or resume) the league in CONFIG and print its leaderboard."""
     # start-up: the league schema (pydantic) only when a league file is read
-    from arena.league import load_config
+    from arena.league.config import load_config
     if address and backend != "ray":
         raise click.UsageError("--address is a Ray cluster's: add --backend ray")
     cfg = load_config(config)  # every check happens before the store is touched
@@ -62,14 +62,14 @@ def play_and_report(cfg: Any, *, db: str | None = None, concurrency: int | None 
     """Runs a league with a progress bar on stderr, then prints the summary and the leaderboard."""
     # start-up: the runner (sandbox, workers) only when a league runs
     from arena.commands.leaderboard import console, print_h2h, print_leaderboard
-    from arena.league_runner import run_league
+    from arena.league.runner import run_league
 
     relaxed = cfg.relaxed()
     if relaxed:  # on every run, before any game: the organiser must not forget it is on
         click.echo(f"arena: warning: league {shown(cfg.name)} runs with the sandbox relaxed: "
                    f"{shown('; '.join(relaxed))}", err=True)
     # start-up: a command's modules load only when it runs
-    from arena.progress import Reporter
+    from arena.league.progress import Reporter
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
 
     store_path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))  # (as run_league finds it)
@@ -130,9 +130,9 @@ def status(config: str, db: str | None) -> None:
     """Show how much of the league's schedule is stored, without playing."""
 
     # start-up: the league schema (pydantic) only when a league file is read
-    from arena.league import load_config
-    from arena.league_runner import plan
-    from arena.progress import read_progress
+    from arena.league.config import load_config
+    from arena.league.progress import read_progress
+    from arena.league.runner import plan
     from leaderboards import lock
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))

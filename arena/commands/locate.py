@@ -30,7 +30,7 @@ def league_store(league: str | None, db: str | None, *, must_exist: bool = True)
     """
     if league is not None and is_league_file(league):
         # start-up: the league schema (pydantic) only when a league file is read
-        from arena.league import load_config
+        from arena.league.config import load_config
         cfg = load_config(league)  # the same checks and the same database as `arena league run`
         path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
         if must_exist and not path.exists():  # (a writer such as `league release` would create an empty one)

@@ -9,15 +9,15 @@ from rich.console import Console
 from rich.table import Table
 
 import games as games_pkg
-from arena.chance import new_key, parse_key
 from arena.errors import ConfigError
+from arena.league.opening_books import book_option
+from arena.league.progress import Reporter
 from arena.limits import Limits, LimitType
-from arena.openings import book_option
-from arena.outcome import FAILURES, Termination
-from arena.progress import Reporter
-from arena.records import GameRecord, headline
+from arena.output.views import percentile
+from arena.referee.chance import new_key, parse_key
+from arena.results.outcome import FAILURES, Termination
+from arena.results.records import GameRecord, headline
 from arena.text import dumps, markup, out_console, shown, text
-from arena.views import percentile
 
 
 def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
@@ -32,7 +32,7 @@ def schedule(n_bots: int, games: int, seed: int) -> list[tuple[int, list[int]]]:
 def labels_for(bots: Sequence[str]) -> list[str]:
     """Display names; repeated bots get #1, #2 so their results stay apart."""
     # start-up: a command's modules load only when it runs
-    from arena.referee import bot_label
+    from arena.referee.sandboxed import bot_label
     base = [bot_label(b) for b in bots]
     return [f"{b} #{i + 1}" if base.count(b) > 1 else b for i, b in enumerate(base)]
 
@@ -160,10 +160,11 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played
-    from arena import comp424
-    from arena.comp424_names import is_agent_arg
-    from arena.referee import check_untrusted_allowed, describe_bot, is_bot_file, play_game
-    from arena.snapshot import MB, take
+    from arena.adapters import comp424
+    from arena.adapters.comp424_names import is_agent_arg
+    from arena.referee.sandboxed import check_untrusted_allowed, describe_bot, is_bot_file, play_game
+    from arena.submissions.snapshot import MB
+    from arena.submissions.take import take
 
     if n_games < 1:
         raise ConfigError(f"--games must be at least 1, got {n_games}")
@@ -174,7 +175,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     except ValueError as exc:
         raise ConfigError(f"--chance-key: {exc}") from None
     g = games_pkg.load(game)
-    from arena.sprt import Sprt, evaluate  # start-up: the SPRT only for --sprt
+    from leaderboards.sprt import Sprt, evaluate  # start-up: the SPRT only for --sprt
     if len(bots) != g.num_players():
         raise ConfigError(f"{g} needs {g.num_players()} bots, got {len(bots)}")
     sprt = None if sprt_text is None else Sprt.parse(sprt_text)
@@ -185,7 +186,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
                     trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
-    # comp424:PATH is a COMP424 course folder, run unchanged (arena.comp424)
+    # comp424:PATH is a COMP424 course folder, run unchanged (arena.adapters.comp424)
     entered = [comp424.enter(b, int(max_bot_mb * MB)) if is_agent_arg(b) else
                take(b, max_bytes=int(max_bot_mb * MB)) if is_bot_file(b) else b for b in bots]
     for b in entered:

@@ -11,7 +11,7 @@ from arena.errors import ConfigError
 
 def render(name: str, path: str) -> str:
     """The template text for a bot called ``name`` written at ``path``."""
-    text = resources.files("arena.templates").joinpath("bot.py.txt").read_text()
+    text = resources.files("arena.output.templates").joinpath("bot.py.txt").read_text()
     return text.replace("{name}", name).replace("{path}", path)
 
 

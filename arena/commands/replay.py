@@ -8,13 +8,13 @@ from typing import Any
 import click
 
 import games as games_pkg
-from arena.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
-from arena.moves import CHANCE, OPENING, Movers, failure_where
-from arena.outcome import Termination, decide
-from arena.play import sample_chance, substitute_move
-from arena.records import headline
+from arena.referee.chance import chance_rng, key_id, parse_key, substitute_rng
+from arena.referee.loop import sample_chance, substitute_move
+from arena.results.moves import CHANCE, OPENING, Movers, failure_where
+from arena.results.outcome import Termination, decide
+from arena.results.records import headline
 from arena.text import shown
 from leaderboards.store import DEFAULT_DB, Store, StoredGame
 
@@ -79,7 +79,7 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     state = game.new_initial_state()
     if board:
         click.echo(game.render_text(state))  # the game draws its own board (games.base.Game)
-    movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
+    movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/results/moves.py
     for i, action in enumerate(g.history):
         seat = state.current_player()
         text = _action_text(game, state, action)
@@ -160,7 +160,7 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     draws = chance_rng(g.seed, chance_key) if keyed else None
     substitutes = substitute_rng(g.seed, chance_key) if keyed else None
     substituted = {f["move_number"]: f["substituted"] for f in g.failures if f.get("substituted") is not None}
-    opening = list(g.info.get("opening", ()))  # moves nobody chose (arena/openings.py): not in move_seats
+    opening = list(g.info.get("opening", ()))  # moves nobody chose (arena/referee/openings.py): not in move_seats
     if g.history[:len(opening)] != opening:
         raise Divergence(f"game {g.id} diverges at its opening: the history does not start with it ({opening})")
     for i, action in enumerate(g.history):
@@ -191,7 +191,7 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
                                      f"key drew {expected}")
             decision += 1
         state.apply_action(action)
-    try:  # the outcome the referee must have decided (arena.outcome, the one place that decides it)
+    try:  # the outcome the referee must have decided (arena.results.outcome, the one place that decides it)
         forfeits = [(s, Termination(t)) for s, t in enumerate(g.terminations) if t != Termination.NORMAL]
         decided = list(decide(state, forfeit=forfeits[0] if forfeits else None,
                               adjudicated=g.info.get("adjudicated") or None).returns)

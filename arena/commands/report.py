@@ -6,8 +6,9 @@
 - ``DIR/replay.html``: a replay viewer; the games' frames are in ``DIR/data/*.js`` files loaded by ``<script>``
   tags, so everything works from ``file://`` and from any web host, with no server and nothing from a CDN.
 
-The pages render :mod:`arena.views`' rows through Jinja2 templates (``arena/templates/report_*.html``, autoescape
-on: :mod:`arena.pages`). Every name, file name and failure detail comes from bots or users' files: HTML escapes
+The pages render :mod:`arena.output.views`' rows through Jinja2 templates (``arena/output/templates/report_*.html``,
+autoescape
+on: :mod:`arena.output.pages`). Every name, file name and failure detail comes from bots or users' files: HTML escapes
 each value by default, JSON inside a script gets :func:`script_json` (no ``</script>`` can end it), and the viewer
 sets data with ``textContent`` only (docs/architecture.md, "Untrusted text").
 """
@@ -26,11 +27,9 @@ import games as games_pkg
 from arena.commands.export import iso, last_line
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
-from arena.moves import OPENING, Movers, failure_move
-from arena.pages import render
-from arena.publish import FolderWriter
-from arena.text import dumps, shown
-from arena.views import (
+from arena.output.pages import render
+from arena.output.publish import FolderWriter
+from arena.output.views import (
     BotFacts,
     GameEntry,
     H2HCell,
@@ -40,6 +39,8 @@ from arena.views import (
     result_text,
     standings,
 )
+from arena.results.moves import OPENING, Movers, failure_move
+from arena.text import dumps, shown
 from leaderboards.store import Store, StoredGame
 
 CHUNK = 100
@@ -112,7 +113,7 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
         out: list[dict[str, Any]] = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start",
                                       "ms": None}]
-        movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/moves.py
+        movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/results/moves.py
         for i, action in enumerate(g.history):
             seat = state.current_player()
             try:
@@ -133,7 +134,8 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFacts], list[GameEntry],
                                                                    dict[int, dict[str, Any]]]:
-    """One pass over a league's games: facts per bot id and the game list (:func:`arena.views.bot_facts`), and the
+    """One pass over a league's games: facts per bot id and the game list (:func:`arena.output.views.bot_facts`), and
+    the
     replays of the newest ``replays`` games (game id -> replay)."""
     shown_replays: dict[int, dict[str, Any]] = {}
     first_replayed = store.count_games(league_id) - replays
@@ -157,7 +159,7 @@ def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFa
     return facts, listing, shown_replays
 
 
-# -- pages (arena/templates/report_*.html) ---------------------------------------------------------------------------
+# -- pages (arena/output/templates/report_*.html) ----------------------------------------------------------------------
 def index_page(league: str, rows: Sequence[Standing], total: int, replayed: int) -> str:
     return render("report_index.html", root="", scripts=(), league=league, rows=rows, total=total,
                   replayed=replayed)
@@ -175,7 +177,7 @@ def replay_page(league: str) -> str:
 
 def write_report(store: Store, league_name: str | None, out: Path, replays: int) -> tuple[int, int]:
     """Writes the report of a league into ``out``; returns (bot pages, replays). Every file is generated first
-    and only then moved into ``out`` (:class:`arena.publish.FolderWriter`): a failure leaves an earlier report
+    and only then moved into ``out`` (:class:`arena.output.publish.FolderWriter`): a failure leaves an earlier report
     whole, files of an earlier report not written again (a bot that is gone) are removed, and nothing else in
     ``out`` is touched or followed."""
     lg = store.find_league(league_name)
@@ -184,7 +186,7 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
     facts, listing, replay_data = collect(store, lg.id, replays)
     replayed = set(replay_data)
     with FolderWriter(out, ("bots", "data")) as files:
-        templates = resources.files("arena.templates")
+        templates = resources.files("arena.output.templates")
         for name in ("report.css", "replay.js"):
             files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
         total = store.count_games(lg.id)

@@ -19,7 +19,7 @@ def sandbox() -> None:
 def live_probe() -> dict[str, object]:
     """Starts one sandboxed built-in bot and reports what it saw (uid, layers) and how long it took."""
     from arena.limits import Limits  # start-up: pydantic only when limits are built
-    from arena.referee import play_game
+    from arena.referee.sandboxed import play_game
     t0 = time.perf_counter()
     record = play_game("nim", ["random", "random"], seed=1, limits=Limits(move_time=2, first_move_time=10))
     return {"ok": all(t == "normal" for t in record.terminations), "bot_uids": record.info.get("bot_uids"),

@@ -41,7 +41,7 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     # start-up: the web stack and the league schema only when serving
     import uvicorn
 
-    from arena.league import load_config
+    from arena.league.config import load_config
     from arena.server.app import Site, create_app
     from arena.server.ladder import run_ladder
 

@@ -1,6 +1,7 @@
 """``arena submit BOT --league NAME [--name NAME] [--db PATH] [--max-bot-mb MB]``: validate a bot and enter it.
 
-BOT is a ``.py`` file or a folder with ``bot.py``; it enters as a snapshot (:mod:`arena.snapshot`) of at most
+BOT is a ``.py`` file or a folder with ``bot.py``; it enters as a snapshot (:mod:`arena.submissions.snapshot`) of at
+most
 ``--max-bot-mb`` (default: the league's ``max_bot_mb``).
 
 Exit status: 0 entered; 2 usage errors (missing file, unknown league or store, a name taken by the league
@@ -16,7 +17,8 @@ import click
 from arena.commands.locate import league_store
 from arena.errors import ArenaError, ConfigError
 from arena.limits import Limits, LimitType
-from arena.snapshot import MB, Snapshot, take
+from arena.submissions.snapshot import MB, Snapshot
+from arena.submissions.take import take
 from arena.text import check_name, shown
 from leaderboards import ledger
 from leaderboards.store import DEFAULT_DB
@@ -41,9 +43,9 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
     plays each league game against random within the league's limits), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
-    from arena import comp424  # start-up: the COMP 424 adapter and the duplicate check only when submitting
-    from arena.comp424_names import is_agent_arg
-    from arena.duplicates import twins, warning
+    from arena.adapters import comp424  # start-up: the COMP 424 adapter and the duplicate check only when submitting
+    from arena.adapters.comp424_names import is_agent_arg
+    from arena.submissions.duplicates import twins, warning
     path = Path(comp424.parse_agent_arg(file)[0] if is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
@@ -66,7 +68,7 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
             raise BotRefused(f"bot {name!r} refused: {problem}")
         bot, new = store.upsert_bot(league.id, name, origin="submit", snapshot=snapshot, reactivate=True)
         same = twins(bot, store.bots(league.id), store.snapshot) if new else []
-    if same:  # flagged, not refused: the organiser decides (arena/duplicates.py)
+    if same:  # flagged, not refused: the organiser decides (arena/submissions/duplicates.py)
         click.echo(warning(bot, same), err=True)
     what = f"entered as {bot.label}" if new else f"unchanged ({bot.label}); probation lifted" \
         if current is not None and current.status == "probation" else f"unchanged ({bot.label})"
@@ -76,11 +78,11 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
 
 def validate(snapshot: Snapshot, config: dict[str, Any]) -> str | None:
     """Plays, for each league game, one game from every seat against ``random`` through the referee
-    (:mod:`arena.validation`: a league plays every seat, so validation does).
+    (:mod:`arena.submissions.validation`: a league plays every seat, so validation does).
 
     Returns:
         None when the bot passed, else the reason it was refused.
     """
     # start-up: the sandboxed validation only when asked
-    from arena.validation import validate as play_validation
+    from arena.submissions.validation import validate as play_validation
     return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config)

@@ -33,7 +33,7 @@ from bots.base import Limit
 from games.spec import Param
 
 # The module (the package's ``arena.play`` is the function), so a test's patch of its ``play`` is seen.
-_PLAY = importlib.import_module("arena.play")
+_PLAY = importlib.import_module("arena.referee.loop")
 
 # (name, player under study, opponent, coin variant, the study's wins of the player under study out of 300)
 MATCHUPS = [
@@ -112,7 +112,7 @@ def nim_task(a_spec: str, b_spec: str, coin: bool, k: int, lo: int, hi: int, pat
              n_games: int, seed: int) -> list:
     """``n_games`` games of bot A against bot B, pile drawn from lo..hi and A's seat drawn at random.
     Returns [A's wins, games, then N_STATS sums per pile 0..MAX_PILE flattened]."""
-    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.play.play
+    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.referee.loop.play
     limit = Limit(time=move_time) if move_time > 0 else None
     stats = [[0.0] * N_STATS for _ in range(MAX_PILE + 1)]
     wins = 0

@@ -17,7 +17,7 @@ from bots._selfplay import play_mc_games
 from bots.base import Limit
 
 # The module (the package's ``arena.play`` is the function), so a test's patch of its ``play`` is seen.
-_PLAY = importlib.import_module("arena.play")
+_PLAY = importlib.import_module("arena.referee.loop")
 
 
 @lru_cache(maxsize=64)
@@ -35,7 +35,7 @@ def mc_games(spec: str, ns: Sequence[int], ties: Sequence[str], n_games: int, se
 
 def bot_games(spec: str, bot_specs: Sequence[str], max_moves: int | None, n_games: int, seed: int) -> list[int]:
     """Seat s is ``bots.make(bot_specs[s])``: games through the in-process referee (``arena.play``)."""
-    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.play.play
+    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.referee.loop.play
     game = _game(spec)
     k = len(bot_specs)
     counts = [0] * (k + 1)
@@ -54,7 +54,7 @@ def rotation_games(spec_template: str, a_spec: str, b_spec: str, max_moves: int 
     with A in each seat (k games for k players), so every bot sits in every seat equally often on the same
     boards and chance streams. ``move_time`` > 0 gives every move that many seconds (bots without an
     iteration count use it). Returns [A's wins, the others' wins, draws] over the ``n_deals * k`` games."""
-    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.play.play
+    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.referee.loop.play
     limit = Limit(time=move_time) if move_time > 0 else None
 
     counts = [0, 0, 0]

@@ -20,7 +20,7 @@ from bots.base import Limit
 from games.spec import Param
 
 # The module (the package's ``arena.play`` is the function), so a test's patch of its ``play`` is seen.
-_PLAY = importlib.import_module("arena.play")
+_PLAY = importlib.import_module("arena.referee.loop")
 
 CONFIGS = {
     "study": "uct(c=annealed,expand=all,sims_per_leaf=11,final=winrate)",
@@ -36,7 +36,7 @@ OPPONENTS = {"mc": "mc(n=0,margin=0)", "mctsbot": "MCTSBot"}
 def hex_deals(config: str, opponent: str, size: int, move_time: float, n_deals: int, seed: int) -> list[int]:
     """``n_deals`` deals of ``config`` against ``opponent`` on Hex: each deal one seed, the configuration in
     seat 0 then seat 1, ``move_time`` seconds per move for both and no margin. [wins, losses, draws]."""
-    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.play.play
+    play = _PLAY.play  # looked up per call: the experiment tests record games by patching arena.referee.loop.play
     spec = CONFIGS[config].replace(")", ",margin=0)")
     counts = [0, 0, 0]
     for g in range(n_deals):

@@ -6,7 +6,7 @@ import signal
 from typing import Any
 
 from arena.errors import BotCrashedError, BotError, BotMemoryError, BotTimeoutError, ProtocolError
-from arena.outcome import Termination
+from arena.results.outcome import Termination
 from arena.sandbox import seccomp
 
 

@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from arena.errors import IllegalMoveError
-from arena.outcome import Termination
+from arena.results.outcome import Termination
 from arena.sandbox import protocol
-from arena.tracebacks import bot_traceback
+from arena.sandbox.tracebacks import bot_traceback
 
 _IN_FD = -1
 _OUT_FD = -1

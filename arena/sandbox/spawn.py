@@ -27,9 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from arena import snapshot
-from arena.sandbox import _sys, runtime
-from arena.snapshot import private_dir
+from arena.sandbox import _sys, bot_files, runtime
+from arena.sandbox.bot_files import private_dir
 
 NEW_ROOT = "/run/arena-sandbox/root" if os.geteuid() == 0 else None
 DEV_NODES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
@@ -121,7 +120,8 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
               rlimits: list[tuple[int, int]]) -> Plan:
     """The launch plan for one bot (``mode`` from the layer probe).
 
-    ``bot_path`` is the entry file of a snapshot this process wrote (:mod:`arena.snapshot`): the bot sees that
+    ``bot_path`` is the entry file of a snapshot this process wrote (:mod:`arena.sandbox.bot_files`): the bot sees
+    that
     snapshot's directory as ``/bot`` (read-only) and nothing else of the host but the read-only runtime.
 
     Raises:
@@ -130,7 +130,7 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
     bot_dir: str | None = None
     if bot_path:
         bot_dir = os.path.dirname(os.path.abspath(bot_path))
-        if not snapshot.is_materialized(bot_dir):
+        if not bot_files.is_materialized(bot_dir):
             raise OSError(f"{bot_path} is not in a bot snapshot; a bot is shown only its own snapshot")
     plan = Plan(mode=mode, uid=uid, gid=uid, cgroup_procs=cgroup_procs, rlimits=rlimits)
     trees = runtime_trees()

@@ -31,14 +31,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena import pictures
-from arena.duplicates import twins
-from arena.league import LeagueConfig
+from arena.league.config import LeagueConfig
+from arena.output import pictures
+from arena.output.views import document
 from arena.server import auth
 from arena.server.uploads import TooBig, UploadError, read_upload
-from arena.snapshot import MB
+from arena.submissions.duplicates import twins
+from arena.submissions.snapshot import MB
 from arena.text import dumps, shown
-from arena.views import document
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 
@@ -485,7 +485,7 @@ def create_app(site: Site) -> ASGIApp:
         return login_page(request, store, v)
 
     async def stylesheet(request: Request) -> Response:
-        css = resources.files("arena.templates").joinpath("report.css").read_text() + \
+        css = resources.files("arena.output.templates").joinpath("report.css").read_text() + \
             resources.files("arena.server").joinpath("templates/site.css").read_text()
         return Response(css, media_type="text/css", headers={"cache-control": "max-age=300"})
 

@@ -3,12 +3,12 @@
 Two loops share the store (each with its own connection; SQLite's WAL lets the web pages read meanwhile):
 
 - :class:`Validator` (a thread): takes queued submissions oldest first (:func:`leaderboards.accounts.claim_next`),
-  plays each one's validation games from every seat (:func:`arena.validation.verdict`, the same games as
+  plays each one's validation games from every seat (:func:`arena.submissions.validation.verdict`, the same games as
   ``arena submit``) in a worker process of its own, and either refuses it (reason + the bot's traceback) or
   enters it as the account's next bot version (``Store.upsert_bot``, origin ``submit``: probation lifted, the
   old version retired). A refused bot is never entered, so it never plays.
 - :func:`run_ladder` (the main thread, under the store's runner lock like ``arena league run``): passes of the
-  league runner (:func:`arena.league_runner._run`), each playing the league's schedule for the bots entered
+  league runner (:func:`arena.league.runner._run`), each playing the league's schedule for the bots entered
   so far, i.e. only the games still missing. A pass ends when its games are played; the next one starts when a
   bot was entered or withdrawn. The schedule's keys never change when bots are added (a new bot only adds
   tables), the store takes a key once, so a submission while games are in flight loses and doubles nothing,
@@ -23,13 +23,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena import league_runner
-from arena.league import LeagueConfig
-from arena.league_runner import RunSummary
-from arena.snapshot import worker_files
-from arena.task import Task, TaskFailure
+from arena.league import runner as league_runner
+from arena.league.config import LeagueConfig
+from arena.league.runner import RunSummary
+from arena.league.task import Task, TaskFailure
+from arena.league.workers import LocalBackend
+from arena.sandbox.bot_files import worker_files
 from arena.text import shown
-from arena.workers import LocalBackend
 from leaderboards import accounts as acc
 from leaderboards import lock
 from leaderboards.store import Store
@@ -73,7 +73,7 @@ class Validator(threading.Thread):
                 print(f"arena serve: the validator stopped: {self.error}", flush=True)
 
     def handle(self, store: Store, sub: acc.Submission) -> None:
-        from arena.validation import verdict  # start-up: the validation games' module when one is validated
+        from arena.submissions.validation import verdict  # start-up: the validation games' module when one is validated
         snapshot = acc.submission_snapshot(store, sub.id)
         current = store.current_bot(self.league_id, sub.bot_name)
         if current is not None and current.origin == "config":

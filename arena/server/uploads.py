@@ -1,9 +1,11 @@
-"""An uploaded bot (a ``.py`` file or a ``.zip`` of a folder bot) read into a :class:`arena.snapshot.Snapshot`, in
+"""An uploaded bot (a ``.py`` file or a ``.zip`` of a folder bot) read into a
+:class:`arena.submissions.snapshot.Snapshot`, in
 memory: nothing of an upload is ever written to disk except the snapshot in the store.
 
 A zip is hostile input. Each entry's name is checked before its bytes are read (no absolute path, drive or
 backslash, no ``..`` or empty component, no symlink, device, FIFO or socket, no name twice, at most
-:data:`MAX_PATH` characters and :data:`arena.snapshot.MAX_FILES` files), and the bytes are counted as they are
+:data:`MAX_PATH` characters and :data:`arena.submissions.snapshot.MAX_FILES` files), and the bytes are counted as they
+are
 decompressed, so a zip bomb stops at the league's ``max_bot_mb`` however small its headers say it is.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ import stat
 import zipfile
 
 from arena.errors import ArenaError, ConfigError
-from arena.snapshot import DEFAULT_ENTRY, MAX_FILES, MB, Snapshot, make, single
+from arena.submissions.snapshot import DEFAULT_ENTRY, MAX_FILES, MB, Snapshot, make, single
 
 MAX_PATH = 255
 """Characters of one path inside a zipped bot."""
@@ -44,7 +46,7 @@ def entry_name(filename: str) -> str:
 def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") -> Snapshot:
     """The snapshot of an uploaded ``.py`` or ``.zip`` of at most ``max_bytes`` (upload and unpacked content).
     With ``fmt == "comp424"`` (the league's ``upload_format``) a zip is a COMP424 checkout, unpacked with the same
-    checks, then taken as its ``student_agent`` (:func:`arena.comp424.agent_snapshot`).
+    checks, then taken as its ``student_agent`` (:func:`arena.adapters.comp424.agent_snapshot`).
 
     Raises:
         UploadError: too big, not a .py or .zip, or a zip that is malformed or breaks a rule above.
@@ -59,7 +61,7 @@ def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") 
             raise UploadError("the .py file is not UTF-8 text") from None
         return single(entry_name(filename), data)
     if lower.endswith(".zip") and fmt == "comp424":
-        from arena.comp424 import agent_snapshot  # start-up: only COMP424 leagues pay its import
+        from arena.adapters.comp424 import agent_snapshot  # start-up: only COMP424 leagues pay its import
         try:
             return agent_snapshot(read_zip(data, max_bytes, need=None), entry_name(filename[:-4] + ".py")[:-3])
         except ConfigError as exc:

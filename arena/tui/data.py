@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league import stored_relaxed
-from arena.moves import failure_move
-from arena.outcome import winners
-from arena.progress import describe, read_progress
+from arena.league.config import stored_relaxed
+from arena.league.progress import describe, read_progress
+from arena.output.views import Standing, standing, standings
+from arena.results.moves import failure_move
+from arena.results.outcome import winners
 from arena.text import shown
 from arena.tui.format import excerpt, histogram, percentile
-from arena.views import Standing, standing, standings
 from leaderboards import lock
 from leaderboards.ratings import ALL, conservative
 from leaderboards.store import Bot, League, Store, StoreError
@@ -56,7 +56,8 @@ EloCell = tuple[float | None, float | None, float | None, int | None]
 
 @dataclass(frozen=True)
 class LeaderRow:
-    """One leaderboard line: a :class:`arena.views.Standing` as the dashboard shows it (its label shown, its failures
+    """One leaderboard line: a :class:`arena.output.views.Standing` as the dashboard shows it (its label shown, its
+    failures
     one count), with the trend sparkline on top."""
 
     bot_id: int
@@ -126,7 +127,7 @@ class Snapshot:
     running: str = ""
     """A league runner playing this store now: its progress (``12/40 games (30%), ...``), else empty."""
     relaxed: list[str] = field(default_factory=list)
-    """What the league turned off in the sandbox (:func:`arena.league.stored_relaxed`; raw, from the store's
+    """What the league turned off in the sandbox (:func:`arena.league.config.stored_relaxed`; raw, from the store's
     league config), else empty: the dashboard says so above the tables as the CLI leaderboard does."""
 
     @property
@@ -186,7 +187,7 @@ def result_text(returns: list[float], players: list[str]) -> str:
     """``nim-greedy won``, ``draw`` or, for several winners, their names."""
     if not returns:
         return "?"
-    top = winners(returns)  # (arena.outcome says who won)
+    top = winners(returns)  # (arena.results.outcome says who won)
     if len(top) == len(returns):
         return "draw"
     names = [players[i] if i < len(players) else f"seat {i}" for i in top]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import games
-from arena.moves import OPENING, Movers
+from arena.results.moves import OPENING, Movers
 
 
 class Replay:
@@ -25,7 +25,7 @@ class Replay:
         self._labels: list[str] = []  # _labels[i]: the name of history[i], taken in the state before it
         self._movers: list[int] = []
         self._decisions: list[int | None] = []  # _decisions[i]: which bot move history[i] was (None: chance, opening)
-        self._numbering = Movers(opening)  # one numbering: arena/moves.py
+        self._numbering = Movers(opening)  # one numbering: arena/results/moves.py
         self._openings: list[bool] = []
         self.error: str | None = None
         """Why the replay stopped early (an action the rules refuse), or None."""

@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from arena.moves import failure_where
+from arena.results.moves import failure_where
 from arena.text import shown, text
 from arena.tui import boards
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
@@ -133,7 +133,7 @@ class ReplayScreen(Screen[None]):
         width = self._panel_width()
         out = Text()
         # "move k/n" numbers every action (chance and opening too) as every replay and failure does
-        # (arena/moves.py); "turn k/n" counts the bots' own moves, as the games list's moves column does
+        # (arena/results/moves.py); "turn k/n" counts the bots' own moves, as the games list's moves column does
         out.append(f"move {self.step}/{last}", style="bold")
         n_moves = self.data.moves or self.replay.bot_moves_until(last)
         out.append(f"  turn {self.replay.bot_moves_until(self.step)}/{n_moves}\n", style="bold")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from arena.errors import MachineOverloadedError
 from arena.limits import Limits
-from arena.records import GameRecord
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
+from arena.results.records import GameRecord
 
 HOSTILE = Path(__file__).parent / "hostile"
 IS_ROOT = os.geteuid() == 0

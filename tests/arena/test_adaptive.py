@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.adaptive import Planner, StopRule
 from arena.bench.ratings import adaptive_trial
+from arena.league.adaptive import Planner, StopRule
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 

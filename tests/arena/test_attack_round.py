@@ -5,7 +5,8 @@ work one was a strict xfail until the first move's clock started at the bot's lo
 
 Classes:
 - a bot folder's cost is more than the bytes of its files: the names of its files and folders, its folders and
-  their depth were counted by no limit (``arena.snapshot``), so a "1 MB" bot of 100 bytes of code made the store
+  their depth were counted by no limit (``arena.submissions.snapshot``), so a "1 MB" bot of 100 bytes of code made the
+  store
   grow by megabytes, each of its games wrote tens of thousands of folders, and a deep tree crashed `arena match`,
   `arena submit` and a whole `arena league run` with an internal RecursionError.
 - work done before ``ready`` (module-level code) is charged to no move: start-up plus first move may take
@@ -21,9 +22,9 @@ import sys
 
 import pytest
 
-from arena import snapshot
 from arena.errors import ConfigError
 from arena.sandbox import check
+from arena.submissions import take as taking
 from tests.arena.sandbox_helpers import FAST, place, play
 
 
@@ -48,14 +49,14 @@ def test_file_names_count_toward_the_size_limit(tmp_path):
     for _ in range(200):
         (d / _random_name(rng)).write_bytes(b"")
     with pytest.raises(ConfigError, match="over the 16.0 KB limit"):
-        snapshot.take(d, max_bytes=16 * 1024)
+        taking.take(d, max_bytes=16 * 1024)
 
 
 def test_folders_count_toward_the_file_limit(tmp_path, monkeypatch):
     """Folders cost the store (in every path under them) and the runner (each game writes them all again: a bot of
     620 files in 9,300 folders made each of its games ~4 s longer). With a limit of 50 entries, 10 files each 10
     folders deep (110 entries) are refused."""
-    monkeypatch.setattr(snapshot, "MAX_FILES", 50)
+    monkeypatch.setattr(taking, "MAX_FILES", 50)  # (the limit as take reads it)
     d = _bot_folder(tmp_path / "bot")
     for i in range(10):
         p = d
@@ -64,7 +65,7 @@ def test_folders_count_toward_the_file_limit(tmp_path, monkeypatch):
         p.mkdir(parents=True)
         (p / "f").write_bytes(b"")
     with pytest.raises(ConfigError, match="more than 50 files"):
-        snapshot.take(d)
+        taking.take(d)
 
 
 @pytest.fixture
@@ -94,7 +95,7 @@ def test_a_deep_folder_is_refused_in_one_line(deep_bot):
     """1,500 nested folders: `os.fwalk` recursed past Python's limit, and `arena match`, `arena submit` and a league
     run listing the folder ended in "arena: internal error: RecursionError"."""
     with pytest.raises(ConfigError, match="deep"):
-        snapshot.take(deep_bot)
+        taking.take(deep_bot)
 
 
 def test_a_deep_folder_is_a_usage_error_on_the_command_line(deep_bot):

@@ -11,9 +11,9 @@ import sqlite3
 import pytest
 
 import games
-from arena.chance import KeyedRandom, bot_seed, chance_rng, new_key
-from arena.play import sample_chance
-from arena.referee import play_game
+from arena.referee.chance import KeyedRandom, bot_seed, chance_rng, new_key
+from arena.referee.loop import sample_chance
+from arena.referee.sandboxed import play_game
 from arena.sandbox import check
 from leaderboards.store import Store
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
@@ -241,7 +241,7 @@ def test_a_match_prints_its_key_verifies_from_its_json_and_replays_with_the_key(
 
 def test_in_process_play_stays_reproducible_from_the_seed():
     import bots
-    from arena.play import play
+    from arena.referee.loop import play
     game = games.load("sorry(players=2)")
     runs = [play(game, [bots.make("random", game, s, 1) for s in range(2)], seed=9).history for _ in range(2)]
     assert runs[0] == runs[1]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import games
-from arena.comp424 import take_agent, to_action
-from arena.comp424_names import ENTRY
+from arena.adapters.comp424 import take_agent, to_action
+from arena.adapters.comp424_names import ENTRY
 from games.colosseum import reference as ref
 from games.colosseum.arrays import chess_board
 from leaderboards.store import Store
@@ -161,7 +161,7 @@ def test_a_league_and_submit(tmp_path):
 
 def test_league_files_are_checked(tmp_path):
     from arena.errors import ConfigError
-    from arena.league import load_config
+    from arena.league.config import load_config
     base = f"""
         name = "x"
         games = ["nim"]
@@ -185,7 +185,7 @@ def test_a_comp424_league_on_ray(tmp_path):
     import subprocess
     import sys
 
-    from arena.ray_cluster import LocalCluster
+    from arena.league.ray_cluster import LocalCluster
     config = write(tmp_path / "league.toml", f"""
         name = "course-ray"
         games = ["colosseum(size=5)"]

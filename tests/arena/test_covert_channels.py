@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from arena.sandbox import check, runtime, spawn
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from arena.limits import Limits
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from arena.sandbox import check
 from tests.arena.sandbox_helpers import assert_nothing_left, place
 
@@ -54,7 +54,7 @@ def test_a_bot_cannot_widen_its_cpus(tmp_path):
     bot = place("widen_affinity", tmp_path)
     cpu = min(os.sched_getaffinity(0))
     # A fresh referee pinned to one CPU, as a league worker is (and its fork server with it).
-    code = (f"import os, json; os.sched_setaffinity(0, {{{cpu}}}); from arena.referee import play_game; "
+    code = (f"import os, json; os.sched_setaffinity(0, {{{cpu}}}); from arena.referee.sandboxed import play_game; "
             f"from arena.limits import Limits; r = play_game('nim', [{bot!r}, 'random'], 1, "
             "Limits(move_time=5.0, first_move_time=5.0, memory_mb=200)); "
             "print(json.dumps([f.detail for f in r.failures]))")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.limits import Limits
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from bots.base import Limit
 
 FIRST, MOVE = 10.0, 0.3

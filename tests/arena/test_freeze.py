@@ -33,7 +33,7 @@ def duel(attacker: str, victim: str, cpu: int) -> dict:
     import time
 
     import games
-    from arena.referee import describe_bot
+    from arena.referee.sandboxed import describe_bot
     from arena.sandbox.launcher import Sandbox
     from arena.sandbox.proxy import BotProcess, close_all
     os.sched_setaffinity(0, {cpu})

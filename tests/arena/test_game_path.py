@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import league_runner as runner
-from arena.league import parse_config
+from arena.league import runner
+from arena.league.config import parse_config
 from arena.limits import Limits
-from arena.referee import describe_bot, play_game
+from arena.referee.sandboxed import describe_bot, play_game
 from arena.sandbox import check
 from bots.base import Limit
 from leaderboards.store import Store

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.league import parse_config
-from arena.openings import OpeningBook, random_opening
-from arena.schedule import league_schedule
+from arena.league.config import parse_config
+from arena.league.schedule import league_schedule
+from arena.referee.openings import OpeningBook, random_opening
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from arena.sandbox import check, proxy
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place, play
 

@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("games", "bots", "leaderboards", "arena")
 
-FOUNDATION = ("arena.errors", "arena.chance", "arena.snapshot", "arena.outcome", "arena.records", "arena.text",
-              "arena.limits", "arena.schema", "arena.tracebacks", "arena.comp424_names")
+FOUNDATION = ("arena.errors", "arena.text", "arena.limits", "arena.schema", "arena.results", "arena.referee.chance",
+              "arena.referee.openings", "arena.submissions.snapshot", "arena.adapters.comp424_names")
 """arena's leaf modules: plain types and rules that the store and the sandbox build on (they import only games, the
-bot protocol's types and each other)."""
+bot protocol's types and each other). ``arena.results`` is a whole package of them (outcome, records, moves)."""
 
 # module prefix -> the prefixes it may import (its own package is always allowed); the first matching rule applies.
 ALLOWED: list[tuple[str, tuple[str, ...]]] = [
@@ -29,6 +29,14 @@ ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     *[(m, ("games", "bots.base") + FOUNDATION) for m in FOUNDATION],
     ("leaderboards", ("games", "leaderboards") + FOUNDATION),
     ("arena.sandbox", ("games", "bots", "arena.sandbox") + FOUNDATION),
+    # the referee plays one game: the bots (in-process, or taken from their files and run in the sandbox) and the
+    # foundation, never a league
+    ("arena.referee", ("games", "bots", "arena.sandbox", "arena.submissions.take", "arena.referee") + FOUNDATION),
+    # a submission is taken, validated (one refereed game per seat, a league task) and checked for duplicates
+    ("arena.submissions", ("games", "bots", "leaderboards", "arena.sandbox", "arena.referee", "arena.league",
+                           "arena.adapters", "arena.submissions") + FOUNDATION),
+    # the view model and its renderings read the store (and a league's stored settings); they never run a game
+    ("arena.output", ("games", "bots.base", "leaderboards", "arena.league.config", "arena.output") + FOUNDATION),
     ("arena", PACKAGES),
 ]
 
@@ -37,8 +45,10 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "arena.commands": ("arena.cli",),
     "arena.cli": (),
     "arena.tui": ("arena.commands", "arena.bench"),
+    "arena.server": ("arena.commands", "arena.bench"),
     "arena.experiments": ("arena.commands", "arena.bench"),
     "arena.bench": ("arena.commands", "arena.experiments"),
+    "arena.output": ("arena.commands", "arena.tui", "arena.server", "arena.bench"),
 }
 
 

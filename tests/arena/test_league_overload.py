@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from arena import league_runner as runner
-from arena import task as task_module
 from arena.errors import MachineOverloadedError
-from arena.league import parse_config
+from arena.league import runner
+from arena.league import task as task_module
+from arena.league.config import parse_config
 from arena.limits import Limits
 from leaderboards.store import Store
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from arena import league_runner as runner
-from arena import records, workers
-from arena import task as task_module
-from arena.league import parse_config
+from arena.league import runner, workers
+from arena.league import task as task_module
+from arena.league.config import parse_config
 from arena.limits import Limits
-from arena.snapshot import single
+from arena.results import records
+from arena.submissions.snapshot import single
 from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT
@@ -28,7 +28,7 @@ SCHEDULED = 3 * 4
 
 class InProcess:
     """Plays tasks in this process and hands them back ``together`` at a time (``ready``: how many more of the
-    group are waiting, as :class:`arena.workers.LocalBackend` says)."""
+    group are waiting, as :class:`arena.league.workers.LocalBackend` says)."""
 
     def __init__(self, together: int = 1) -> None:
         self.together, self.ready = together, 0

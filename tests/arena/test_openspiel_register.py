@@ -1,4 +1,5 @@
-"""arena's games inside OpenSpiel (arena.openspiel.register): OpenSpiel's own consistency checks, its algorithms
+"""arena's games inside OpenSpiel (arena.adapters.openspiel.register): OpenSpiel's own consistency checks, its
+algorithms
 (get_all_states, evaluate_bots, the Python MCTSBot), the GameType facts, the observation tensors, and arena_hex
 against OpenSpiel's hex move for move."""
 from __future__ import annotations
@@ -12,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pi
 
 from open_spiel.python.algorithms import evaluate_bots, get_all_states, mcts  # noqa: E402
 
-from arena.openspiel import observation_vector, register  # noqa: E402
+from arena.adapters.openspiel import observation_vector, register  # noqa: E402
 
 SMALL = ["arena_nim(n=12)", "arena_nim(n=12,coin=true)", "arena_hex(size=3)", "arena_hex(size=3,pie=true)",
          "arena_colosseum(size=4)", "arena_doublestep(length=5)", "arena_sorry(players=2)", "arena_sorry(players=3)"]

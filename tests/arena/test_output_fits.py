@@ -54,7 +54,7 @@ def test_every_stdout_console_is_the_one_that_is_whole_off_a_terminal():
 
 
 def sprt_result(decision: str, llr: float, elo0: float = 0, elo1: float = 50):
-    from arena.sprt import Sprt, SprtResult
+    from leaderboards.sprt import Sprt, SprtResult
     s = Sprt(elo0, elo1)
     return SprtResult(llr, s.lower, s.upper, decision, "pentanomial", (0, 0, 0, 0, 20), 40, elo0, elo1, 0.05, 0.05,
                       "logistic")

@@ -6,7 +6,7 @@ import random
 import arena
 import bots
 import games
-from arena.play import substitute_move
+from arena.referee.loop import substitute_move
 
 
 class Crasher:

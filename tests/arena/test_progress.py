@@ -5,7 +5,7 @@ import io
 import re
 import time
 
-from arena.progress import Reporter, duration
+from arena.league.progress import Reporter, duration
 
 
 class Clock:

@@ -1,5 +1,5 @@
 """The Ray backend on a real two-node cluster (a head and a worker node started with ``ray start`` on this host,
-each in its own temp dir, token authentication on, torn down by pid: :mod:`arena.ray_cluster`).
+each in its own temp dir, token authentication on, torn down by pid: :mod:`arena.league.ray_cluster`).
 
 The league there equals the local run bit for bit (records, sandbox layers, ratings; the chance key is the
 store's, shared), from a league directory holding a ``bots/`` folder; lost workers, a lost node and a killed
@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import load_config
-from arena.league_runner import run_league
+from arena.league.config import load_config
+from arena.league.runner import run_league
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, write
 
 ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'arena[ray]' to run the Ray backend tests")
 
-from arena.ray_cluster import LocalCluster  # noqa: E402 - needs ray
+from arena.league.ray_cluster import LocalCluster  # noqa: E402 - needs ray
 
 pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
@@ -220,7 +220,7 @@ def snapshot_spy(cluster, monkeypatch):
     """This test process as a long-lived driver of the cluster (connected once, like a Python user calling
     run_league again and again); every ray.put counted and, when a RayBackend closes, the ids of its snapshots
     and the object stores just before it drops them (the ids only: holding a ref would keep the object)."""
-    from arena import ray_backend
+    from arena.league import ray_backend
     for name in ("RAY_ADDRESS", "RAY_AUTH_MODE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAY_AUTH_TOKEN", cluster.token)
@@ -294,11 +294,11 @@ def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, t
 def test_a_kept_backends_snapshots_leave_the_object_store_when_it_closes(snapshot_spy):
     """The caller keeps its RayBackend after run_tasks (to read ``lost``, as the hung-game driver below does):
     closing it must drop the snapshots, not the backend's garbage collection."""
-    from arena.league_runner import run_tasks
+    from arena.league.ray_backend import RayBackend
+    from arena.league.runner import run_tasks
+    from arena.league.task import Task, TaskFailure
     from arena.limits import Limits
-    from arena.ray_backend import RayBackend
-    from arena.snapshot import single
-    from arena.task import Task, TaskFailure
+    from arena.submissions.snapshot import single
     one, two = single("bot.py", RANDOM_BOT), single("bot.py", RANDOM_BOT + "# another bot\n")
     limits = Limits(move_time=2.0, first_move_time=20.0)
     tasks = [Task(f"k{i}", "nim", 0, (1, 2), (f"file:{one.digest}", f"file:{two.digest}"), ("a", "b"), i, limits,
@@ -365,7 +365,7 @@ def test_a_worker_node_with_another_arena_build_is_refused(cluster, tmp_path):
                      cluster.address, "--db", "skew.sqlite", "-q")
     finally:
         cluster.kill_node(node)
-    from arena.ray_backend import identity
+    from arena.league.ray_backend import identity
     version, build = identity()
     assert out.returncode == 1, out.stderr
     line = out.stderr.strip().splitlines()[-1]
@@ -377,9 +377,9 @@ def test_a_worker_node_with_another_arena_build_is_refused(cluster, tmp_path):
 HUNG_DRIVER = """
 import json, sys
 from arena.limits import Limits
-from arena.ray_backend import RayBackend
-from arena.league_runner import run_tasks
-from arena.task import Task, TaskFailure
+from arena.league.ray_backend import RayBackend
+from arena.league.runner import run_tasks
+from arena.league.task import Task, TaskFailure
 # hex(size=3), at most 9 moves: a bound of 5 + 2 x (2 x 3 + 2 x 9 x 0.2) s. (A built-in game: the example
 # tictactoe is installed only by tests/games/test_outside_game.py, which may not have run yet.)
 limits = Limits(move_time=0.2, first_move_time=3.0)
@@ -462,9 +462,9 @@ def _every_game_once(path: Path, name: str, scheduled: int) -> None:
 
 
 def _file_task(tmp_path: Path):
+    from arena.league.task import Task
     from arena.limits import Limits
-    from arena.snapshot import pack, single
-    from arena.task import Task
+    from arena.submissions.snapshot import pack, single
     snapshot = single("bot.py", RANDOM_BOT)
     task = Task("k", "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("a", "b"), 1,
                 Limits(move_time=2.0, first_move_time=20.0), "lose", {snapshot.digest: None})
@@ -476,10 +476,10 @@ def test_a_worker_checks_each_snapshot_against_its_digest(tmp_path):
     other content is refused before any bot runs; the right one plays."""
     import zlib
 
-    from arena.ray_backend import _play_remote, identity
-    from arena.records import GameRecord
-    from arena.snapshot import SnapshotError
-    from arena.task import decode_result
+    from arena.league.ray_backend import _play_remote, identity
+    from arena.league.task import decode_result
+    from arena.results.records import GameRecord
+    from arena.submissions.snapshot import SnapshotError
     task, digest, blob = _file_task(tmp_path)
     other = zlib.compress(zlib.decompress(blob).replace(b"self.rng", b"self.gen"))
     with pytest.raises(SnapshotError, match="does not match its digest"):
@@ -489,7 +489,7 @@ def test_a_worker_checks_each_snapshot_against_its_digest(tmp_path):
 
 
 def test_a_worker_of_another_build_refuses_the_driver(tmp_path):
-    from arena.ray_backend import _play_remote, identity
+    from arena.league.ray_backend import _play_remote, identity
     task, digest, blob = _file_task(tmp_path)
     version, build = identity()
     refusal = _play_remote((version, "0" * 16), [task], [digest], blob)

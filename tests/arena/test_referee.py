@@ -12,7 +12,7 @@ import pytest
 import arena
 from arena.errors import ConfigError
 from arena.limits import Limits
-from arena.referee import bot_seed, play_game
+from arena.referee.sandboxed import bot_seed, play_game
 from arena.sandbox import SandboxUnavailableError, check, slots
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place, play
 
@@ -45,7 +45,7 @@ def test_random_vs_random_record_is_complete():
 
 
 def test_games_are_reproducible_from_the_seed_and_chance_key():
-    from arena.chance import new_key
+    from arena.referee.chance import new_key
     key = new_key()  # the secret keys the bots' seeds too (tests/arena/test_chance_secrecy.py)
     a = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
     b = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
@@ -214,7 +214,7 @@ def test_the_referee_never_unpickles(tmp_path, monkeypatch):
 
 def test_referee_side_modules_do_not_import_pickle_or_multiprocessing():
     root = Path(arena.__file__).parent
-    files = [root / "referee.py", *sorted((root / "sandbox").glob("*.py"))]
+    files = [*sorted((root / "referee").glob("*.py")), *sorted((root / "sandbox").glob("*.py"))]
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
@@ -257,7 +257,7 @@ def test_bots_die_with_the_referee(tmp_path):
     from tests.arena.sandbox_helpers import processes_of
     bot = place("sleeper", tmp_path)
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r})\n"
-              "from arena.referee import play_game\nfrom arena.limits import Limits\n"
+              "from arena.referee.sandboxed import play_game\nfrom arena.limits import Limits\n"
               f"play_game('nim', [{bot!r}, 'random'], 1, Limits(move_time=60, first_move_time=60))\n")
     referee = subprocess.Popen([sys.executable, "-c", script])
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from arena.pages import environment
+from arena.output.pages import environment
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "</p><script>alert(1)</script>\x1b[2J\u202e"
@@ -23,7 +23,10 @@ def test_every_value_is_escaped_by_default() -> None:
     assert "<pre>line 1\n&lt;/p&gt;" in out  # a block keeps its lines
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "arena" / "templates").glob("report_*.html")))
+TEMPLATES = ROOT / "arena" / "output" / "templates"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in TEMPLATES.glob("report_*.html")))
 def test_the_report_templates_load_with_autoescape(name: str) -> None:
     env = environment()
     template = env.get_template(name)
@@ -32,7 +35,7 @@ def test_the_report_templates_load_with_autoescape(name: str) -> None:
 
 def test_the_report_code_escapes_nothing_by_hand() -> None:
     """No ``html.escape`` and no ``h(...)``-style helper left in the report's code: the templates escape."""
-    for rel in ("arena/commands/report.py", "arena/pages.py", "arena/views.py"):
+    for rel in ("arena/commands/report.py", "arena/output/pages.py", "arena/output/views.py"):
         tree = ast.parse((ROOT / rel).read_text())
         imports = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imports |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from arena.limits import Limits
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from arena.sandbox import cgroups, check
 from arena.sandbox.proxy import BotProcess
 

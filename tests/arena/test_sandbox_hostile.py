@@ -186,7 +186,7 @@ def test_broken_bot_files_crash_with_their_error_kept(tmp_path, name, needle):
 
 
 def test_a_broken_second_seat_loses_after_the_first_moves(tmp_path):
-    from arena.referee import play_game
+    from arena.referee.sandboxed import play_game
     record = play_game("nim", ["random", place("syntax_error", tmp_path)], 1, FAST)
     assert_nothing_left(record)
     assert record.terminations == ["normal", "crash"] and record.returns == [1.0, -1.0]
@@ -255,7 +255,7 @@ def test_a_one_file_bot_sees_only_its_own_file(tmp_path):
 def test_a_bot_that_forges_its_ready_frame_does_not_set_the_records_uid_or_layers(tmp_path):
     """The record states what the referee established (the uid it assigned, the layers it set up), never what
     the bot's process claims in its ready frame (this one claims uid 0 and layers it does not have)."""
-    from arena.referee import play_game
+    from arena.referee.sandboxed import play_game
     record = play_game("nim", [place("forge_ready", tmp_path), "random"], 1, FAST)
     detail = only_failure(record).detail
     uid = int(outcome(detail, "uid"))

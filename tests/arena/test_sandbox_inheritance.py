@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from arena.referee import play_game
+from arena.referee.sandboxed import play_game
 from arena.sandbox import check, zygote
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, descendants_of, place
 

@@ -22,7 +22,7 @@ def test_preload_imports_every_game_and_builtin_bot():
 def test_bot_processes_load_none_of_the_referee_s_heavy_modules():
     """The bot host and the fork server (every bot process starts from them) never import what only the referee
     needs: pydantic and the league schema (~40 ms a bot), the store, the CLI and dashboard libraries, Ray."""
-    heavy = ("pydantic", "arena.schema", "arena.league_schema", "tomllib", "sqlite3", "leaderboards", "trueskill",
+    heavy = ("pydantic", "arena.schema", "arena.league.keys", "tomllib", "sqlite3", "leaderboards", "trueskill",
              "rich", "click", "textual", "ray")
     code = ("import sys; from arena.sandbox import host, zygote; "
             "zygote._preload(); "

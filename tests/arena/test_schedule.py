@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import game_seed, league_schedule, rotations, seat_counts, tables
+from arena.league.schedule import game_seed, league_schedule, rotations, seat_counts, tables
 
 
 def test_round_robin_covers_every_pairing_with_seats_balanced():
@@ -91,7 +91,7 @@ def test_schedules_come_in_key_order_with_keys_that_match_their_fixtures(mode):
     (a spec that is a prefix of another, 2-4 seats, bots entered for only some games)."""
     import random
 
-    from arena.schedule import fixture_key
+    from arena.league.schedule import fixture_key
     rng = random.Random(mode)
     specs = [("nim", 2), ("nim(n=5)", 2), ("sorry(players=3)", 3), ("sorry(players=4)", 4), ("hex(size=5)", 2)]
     for _ in range(20):
@@ -109,7 +109,7 @@ def test_missing_fixtures_by_a_merge_with_the_sorted_stored_keys():
     scheduled (a retired bot's games) are passed over."""
     import random
 
-    from arena.league_runner import missing
+    from arena.league.runner import missing
     rng = random.Random(5)
     fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)],
                                {"nim": range(1, 9), "sorry(players=3)": range(1, 6)},

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.comp424_names import ENTRY
+from arena.adapters.comp424_names import ENTRY
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 

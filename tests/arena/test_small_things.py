@@ -11,7 +11,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from arena.records import headline
+from arena.results.records import headline
 from games.errors import GameSpecError
 from tests.leaderboards.support import write
 
@@ -91,7 +91,7 @@ def test_the_leaderboard_says_why_a_bot_has_fewer_games():
     from dataclasses import replace
 
     from arena.commands.leaderboard import print_leaderboard
-    from arena.views import Standing
+    from arena.output.views import Standing
     row = Standing(rank=1, bot="greedy", bot_id=1, name="greedy", version=1, kind="builtin", origin="config",
                    spec="greedy", mu=30.0, sigma=2.0, exposed=24.0, games=24, wins=24, draws=0, losses=0, timeouts=0,
                    crashes=0, illegal=0, memory=0, protocol=0, failures=0, status="active", status_reason="",

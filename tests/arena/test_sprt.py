@@ -1,4 +1,4 @@
-"""The SPRT of ``arena match --sprt`` (arena/sprt.py): LLR values computed by hand from the GSPRT formula that
+"""The SPRT of ``arena match --sprt`` (leaderboards/sprt.py): LLR values computed by hand from the GSPRT formula that
 fishtest and fastchess publish, and real matches that stop (or do not) on it."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.sprt import PENTANOMIAL, TRINOMIAL, Sprt, evaluate
+from leaderboards.sprt import PENTANOMIAL, TRINOMIAL, Sprt, evaluate
 from tests.leaderboards.support import arena
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import snapshot
 from arena.errors import ConfigError
+from arena.submissions import take as taking
 from tests.leaderboards.support import RANDOM_BOT, arena, write
 
 IS_ROOT = os.geteuid() == 0
@@ -53,7 +53,7 @@ def test_a_symlink_named_as_the_bot_is_refused_not_followed(world: Path, secret:
     link = world / "link.py"
     link.symlink_to(target)
     with pytest.raises(ConfigError, match=r"link\.py is a symlink .*reference\.py.*pass its real path"):
-        snapshot.take(link)
+        taking.take(link)
 
 
 def test_a_folder_named_as_the_bot_that_is_a_symlink_is_refused(world: Path, secret: tuple[Path, str]) -> None:
@@ -62,7 +62,7 @@ def test_a_folder_named_as_the_bot_that_is_a_symlink_is_refused(world: Path, sec
     folder_link = world / "mine"
     folder_link.symlink_to(target.parent, target_is_directory=True)
     with pytest.raises(ConfigError, match="mine is a symlink"):
-        snapshot.take(folder_link)
+        taking.take(folder_link)
 
 
 def test_a_symlink_inside_a_folder_bot_is_refused(world: Path, secret: tuple[Path, str]) -> None:
@@ -72,7 +72,7 @@ def test_a_symlink_inside_a_folder_bot_is_refused(world: Path, secret: tuple[Pat
     (bot / "bot.py").write_text("import helper\nclass Bot:\n    pass\n")
     (bot / "helper.py").symlink_to(target)
     with pytest.raises(ConfigError, match="contains a symlink helper.py"):
-        snapshot.take(bot)
+        taking.take(bot)
 
 
 def test_arena_submit_and_match_refuse_a_symlink_in_one_line(tmp_path: Path, secret: tuple[Path, str]) -> None:
@@ -110,12 +110,12 @@ def test_root_reads_a_users_bot_with_that_users_rights(world: Path, secret: tupl
         os.chown(path, NOBODY, NOBODY)
     for bot, shown in ((folder, "helper.py"), (home / "copy.py", "copy.py")):
         with pytest.raises(ConfigError) as refused:
-            snapshot.take(bot)
+            taking.take(bot)
         line = str(refused.value)
         assert shown in line and "Permission denied" in line and f"uid {NOBODY}" in line, line
         assert canary not in line
     os.unlink(folder / "helper.py")
-    taken = snapshot.take(folder)  # the same user's readable bot: read (by a child with their rights)
+    taken = taking.take(folder)  # the same user's readable bot: read (by a child with their rights)
     assert sorted(taken.files) == ["bot.py"] and taken.files["bot.py"] == (folder / "bot.py").read_bytes()
     assert taken.name == "bot"
 
@@ -123,8 +123,8 @@ def test_root_reads_a_users_bot_with_that_users_rights(world: Path, secret: tupl
 @pytest.mark.skipif(not IS_ROOT, reason="reading with the owner's rights is what a run as root does")
 def test_root_reads_its_own_bot_itself(world: Path, secret: tuple[Path, str]) -> None:
     target, canary = secret
-    assert snapshot.reader_uid(str(target)) is None
-    assert canary.encode() in snapshot.take(target).files["reference.py"]
+    assert taking.reader_uid(str(target)) is None
+    assert canary.encode() in taking.take(target).files["reference.py"]
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="reading with the owner's rights is what a run as root does")
@@ -142,5 +142,5 @@ def test_root_never_follows_a_users_symlink_on_the_way_to_a_bot(world: Path, sec
     link.symlink_to(target.parent, target_is_directory=True)
     os.lchown(link, NOBODY, NOBODY)
     with pytest.raises(ConfigError, match=rf"reached through .*student/link, a symlink of uid {NOBODY}"):
-        snapshot.take(link / "sub" / "x.py")
-    assert snapshot.reader_uid(str(home / "mine.py")) == NOBODY  # (a bot in the user's folder: read as them)
+        taking.take(link / "sub" / "x.py")
+    assert taking.reader_uid(str(home / "mine.py")) == NOBODY  # (a bot in the user's folder: read as them)

@@ -1,10 +1,11 @@
-"""One vocabulary for why a game ended: :class:`arena.outcome.Termination` lists the reasons, and every list, counter,
+"""One vocabulary for why a game ended: :class:`arena.results.outcome.Termination` lists the reasons, and every list,
+counter,
 column and label of them derives from it, so a new reason is one edit there (plus, being a bot's failure, a store
 migration for its counter column, which the literal ``CREATE TABLE ratings`` check below asks for).
 
 Two ways to fail: a place that lists the reasons differs from the enum, or the source lists them again by hand (a
 tuple, set, list or dict of two or more of the words, counter names or members, or a class with two or more counter
-fields) anywhere but arena/outcome.py.
+fields) anywhere but arena/results/outcome.py.
 """
 from __future__ import annotations
 
@@ -13,18 +14,20 @@ import dataclasses
 import sqlite3
 from pathlib import Path
 
-from arena import errors, records, views
+from arena import errors
 from arena.commands import leaderboard
 from arena.commands.match import totals
-from arena.outcome import COUNTERS, FAILURES, SEAT_TERMINATIONS, Termination
+from arena.output import views
+from arena.results import records
+from arena.results.outcome import COUNTERS, FAILURES, SEAT_TERMINATIONS, Termination
 from leaderboards import ratings, schema
 from leaderboards.ratings import BotRating, RatedGame, Rater
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("arena", "leaderboards", "games", "bots")
-HOME = ROOT / "arena" / "outcome.py"
+HOME = ROOT / "arena" / "results" / "outcome.py"
 """The one place the reasons are listed."""
-TYPED_ROWS = {("arena/views.py", "Standing")}
+TYPED_ROWS = {("arena/output/views.py", "Standing")}
 """Rows whose counters are typed fields (``Standing(timeouts=0, ...)``, what a type checker sees): listed by hand,
 so checked equal to the enum's counters below (a new reason fails here until its field is added)."""
 
@@ -141,5 +144,5 @@ def test_no_source_lists_the_reasons_again() -> None:
             rows = frozenset(cls for file, cls in TYPED_ROWS if file == name)
             if path != HOME:
                 found += [f"{name}:{where}" for where in hand_lists(path.read_text(), rows)]
-    assert not found, ("failure reasons listed by hand (derive them from arena.outcome: FAILURES, COUNTERS, "
+    assert not found, ("failure reasons listed by hand (derive them from arena.results.outcome: FAILURES, COUNTERS, "
                        "Termination.counter):\n" + "\n".join(found))

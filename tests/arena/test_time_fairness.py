@@ -17,7 +17,7 @@ import pytest
 
 from arena.errors import MachineOverloadedError
 from arena.limits import Limits
-from arena.referee import timing_info
+from arena.referee.sandboxed import timing_info
 from arena.sandbox.proxy import MAX_CREDIT, deadline_for
 
 from .sandbox_helpers import place, play

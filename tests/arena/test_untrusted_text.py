@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import load_config
+from arena.league.config import load_config
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, tamper, write
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from arena import workers
+from arena.league import workers
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this platform")
 

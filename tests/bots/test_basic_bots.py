@@ -8,8 +8,8 @@ import pytest
 
 import bots
 import games
-from arena.play import play
-from arena.records import CRASH, ILLEGAL, NORMAL, GameRecord
+from arena.referee.loop import play
+from arena.results.records import CRASH, ILLEGAL, NORMAL, GameRecord
 from bots.base import Limit
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import bots
 import games
-from arena.play import play
+from arena.referee.loop import play
 from bots._uct import Search
 from bots.base import Limit
 from bots.determinized import DeterminizedBot

@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pi
 
 import bots  # noqa: E402
 import games  # noqa: E402
-from arena.play import play  # noqa: E402
+from arena.referee.loop import play  # noqa: E402
 from bots.base import Limit  # noqa: E402
 from tests.leaderboards.support import arena, write  # noqa: E402
 

@@ -14,7 +14,7 @@ import pytest
 
 import bots
 import games
-from arena.play import play
+from arena.referee.loop import play
 from bots._mc import _py_win_share
 from bots.base import Limit
 from bots.flat_mc import FlatMCBot

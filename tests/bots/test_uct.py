@@ -13,7 +13,7 @@ import pytest
 
 import bots
 import games
-from arena.play import play
+from arena.referee.loop import play
 from bots._uct import NODE_BYTES, Search
 from bots.base import Limit
 from bots.uct import UCTBot

@@ -104,10 +104,10 @@ def test_verdicts_count_cannot_tell_apart_from_equivalent() -> None:
 
 
 def _record_seats(monkeypatch) -> list[tuple]:
-    """Patches arena.play.play to record (game, chance seed, each seat's bot class and reuse flag)."""
+    """Patches arena.referee.loop.play to record (game, chance seed, each seat's bot class and reuse flag)."""
     import importlib
 
-    module = importlib.import_module("arena.play")  # the package's ``arena.play`` attribute is the function
+    module = importlib.import_module("arena.referee.loop")  # the package's ``arena.play`` attribute is the function
     seen: list[tuple] = []
     real = module.play
 

@@ -80,7 +80,7 @@ def test_a_sandboxed_match_on_an_openspiel_game_with_chance_verifies(tmp_path):
 
 
 def test_league_game_matching_tells_openspiel_games_apart():
-    from arena.league import match_game
+    from arena.league.config import match_game
     specs = ["openspiel:othello", "openspiel:tic_tac_toe", "openspiel:hex(board_size=5)"]
     assert match_game("openspiel:tic_tac_toe", specs) == "openspiel:tic_tac_toe"
     assert match_game("openspiel:hex(board_size=5)", specs) == "openspiel:hex(board_size=5)"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import games
-from arena.play import play
+from arena.referee.loop import play
 from arena.tui import boards
 from arena.tui.replay import Replay
 from leaderboards.ratings import DRAW_PROBABILITY, env_for

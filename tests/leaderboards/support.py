@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from arena.records import GameRecord
+from arena.results.records import GameRecord
 from leaderboards import ledger
 from leaderboards.schema import GAME_JSON, transaction
 from leaderboards.store import Store

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import league_schedule
+from arena.league.schedule import league_schedule
 from leaderboards import ledger, rating_fold
 from leaderboards.ratings import ALL, RatedGame, Rater
 from leaderboards.store import SCHEMA_VERSION, Store, StoreError

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena import league_runner
-from arena.league import load_config
+from arena.league import runner as league_runner
+from arena.league.config import load_config
 from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import write

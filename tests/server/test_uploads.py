@@ -108,8 +108,8 @@ def _zip_folder(root, top: str) -> bytes:
 def test_a_zipped_comp424_checkout_is_the_agent_when_the_league_says_so():
     from pathlib import Path
 
-    from arena.comp424 import take_agent
-    from arena.comp424_names import ENTRY
+    from arena.adapters.comp424 import take_agent
+    from arena.adapters.comp424_names import ENTRY
     checkout = Path(__file__).resolve().parents[1] / "fixtures" / "comp424" / "checkout"
     data = _zip_folder(checkout, "checkout")
     with pytest.raises(UploadError, match="no bot.py"):  # an ordinary league: a folder bot needs bot.py
@@ -124,7 +124,7 @@ def test_a_zipped_comp424_checkout_is_the_agent_when_the_league_says_so():
 
 
 def test_upload_format_is_a_league_key(tmp_path):
-    from arena.league import load_config
+    from arena.league.config import load_config
     path = tmp_path / "l.toml"
     path.write_text('name = "l"\ngames = ["colosseum"]\nupload_format = "comp424"\n'
                     '[[bots]]\nspec = "random"\n[[bots]]\nspec = "mc(n=5)"\n')

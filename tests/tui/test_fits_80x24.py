@@ -49,7 +49,7 @@ async def test_the_leaderboard_shows_rank_name_rating_games_and_trend_at_80_colu
 async def test_the_status_line_is_whole_at_80_columns(fixture_store: Fixture) -> None:
     """A running league, a search and the trend note made it longer than the screen: it was cut (at 120
     columns too)."""
-    from arena.progress import Reporter
+    from arena.league.progress import Reporter
     from leaderboards import lock
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)

@@ -1,19 +1,19 @@
-"""Issue 24 §4: the dashboard and the CLI render one view model (arena/views.py), computed nowhere else."""
+"""Issue 24 §4: the dashboard and the CLI render one view model (arena/output/views.py), computed nowhere else."""
 from __future__ import annotations
 
 import ast
 from dataclasses import replace
 from pathlib import Path
 
+from arena.output.views import leaderboard, with_elo
 from arena.tui.data import LeaderRow, StoreReader
-from arena.views import leaderboard, with_elo
 from leaderboards.ratings import ALL
 from tests.tui.storefix import Fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 
 ROW_MACHINERY = {"leaderboard_order", "BotRating"}
-"""What builds leaderboard rows from ratings (ordering, the prior rating): arena.views' job only."""
+"""What builds leaderboard rows from ratings (ordering, the prior rating): arena.output.views' job only."""
 
 
 def test_the_dashboard_and_the_cli_show_the_same_typed_rows(fixture_store: Fixture) -> None:
@@ -51,7 +51,7 @@ def _names(path: Path) -> set[str]:
 
 
 def test_no_front_end_builds_leaderboard_rows_itself() -> None:
-    """The CLI commands, the dashboard and the web server order and fill rows only through arena.views."""
+    """The CLI commands, the dashboard and the web server order and fill rows only through arena.output.views."""
     fronts = [p for sub in ("arena/commands", "arena/tui", "arena/server") for p in sorted((ROOT / sub).glob("*.py"))]
     assert len(fronts) > 10
     offenders = {str(p.relative_to(ROOT)): sorted(_names(p) & (ROW_MACHINERY | {"leaderboards.standings"}))

@@ -296,7 +296,7 @@ async def test_the_bot_detail_says_its_numbers_are_this_versions_and_lists_the_o
 
 
 async def test_the_status_line_shows_a_running_league_s_progress(fixture_store: Fixture) -> None:
-    from arena.progress import Reporter
+    from arena.league.progress import Reporter
     from leaderboards import lock
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
@@ -404,7 +404,7 @@ async def test_the_bot_detail_shows_the_rating_s_uncertainty(store_file: Path) -
 async def test_the_status_line_shows_the_games_in_flight_not_the_concurrency(fixture_store: Fixture) -> None:
     """Issue 18 §3: the running league's line said "up to N at once" (its concurrency); it says how many games
     are being played now, and follows the runner's live count without waiting for a game to end."""
-    from arena.progress import Reporter
+    from arena.league.progress import Reporter
     from leaderboards import lock
     fixture_store.close()
     app = ArenaApp(fixture_store.path, poll_interval=0.05)

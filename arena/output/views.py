@@ -16,14 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from arena.moves import failure_move, failure_where
-from arena.outcome import COUNTERS
+from arena.results.moves import failure_move, failure_where
+from arena.results.outcome import COUNTERS
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
 
 FAILURE_COUNTS = COUNTERS
 """The per-reason failure counters of a rating (:class:`leaderboards.ratings.BotRating`), in the order every
-screen lists them; each is also its label (``2 timeouts, 1 crashes``): :data:`arena.outcome.COUNTERS`."""
+screen lists them; each is also its label (``2 timeouts, 1 crashes``): :data:`arena.results.outcome.COUNTERS`."""
 SLOWEST = 10
 """Slowest moves listed per bot."""
 
@@ -177,7 +177,7 @@ class Leaderboard:
     games: int
     """Games of the league (every scope)."""
     sandbox_relaxed: list[str]
-    """What the league relaxed of the sandbox (:func:`arena.league.stored_relaxed`); empty: nothing."""
+    """What the league relaxed of the sandbox (:func:`arena.league.config.stored_relaxed`); empty: nothing."""
     rows: list[Standing]
     cells: list[H2HCell] | None = None
 
@@ -195,7 +195,7 @@ def leaderboard(store: Store, league: League, scope: str = ALL, *, include_retir
                 h2h: bool = False) -> Leaderboard:
     """The leaderboard of ``league`` in ``scope`` (a valid scope: ``*`` or one of its game specs), its rows with
     their batch Elo, and the head-to-head with ``h2h``."""
-    from arena.league import stored_relaxed  # start-up: the league schema (pydantic) only when needed
+    from arena.league.config import stored_relaxed  # start-up: the league schema (pydantic) only when needed
     rows = with_elo(standings(store, league.id, scope=scope, include_retired=include_retired),
                     store.outcomes(league.id, scope))
     return Leaderboard(league.name, scope, store.count_games(league.id), stored_relaxed(league.config), rows,
@@ -239,7 +239,7 @@ class BotFailure:
     move: int
     detail: str
     where: str
-    """``crash at move 3`` (:func:`arena.moves.failure_where`: the words every display uses)."""
+    """``crash at move 3`` (:func:`arena.results.moves.failure_where`: the words every display uses)."""
 
 
 @dataclass(frozen=True, order=True)

@@ -7,7 +7,8 @@ of the action the bot was asked for, so it is shown as move ``move_number + 1``,
 move played in its place.
 
 Who an action belongs to: a chance outcome (the mover is negative), an opening move (the first ``len(opening)``
-actions that are not chance: played before any bot was asked, arena/openings.py), or a bot's decision, the k-th of
+actions that are not chance: played before any bot was asked, arena/referee/openings.py), or a bot's decision, the k-th
+of
 the game (its index into the record's ``move_seats``, ``wall_times`` and ``cpu_times``).
 """
 from __future__ import annotations

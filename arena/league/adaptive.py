@@ -28,8 +28,8 @@ import numpy as np
 from leaderboards.elo import ELO_PER_NAT, Stages, fit  # noqa: I001 - first: one BLAS thread (see there)
 
 if TYPE_CHECKING:
-    from arena.league import LeagueConfig
-    from arena.schedule import Fixture
+    from arena.league.config import LeagueConfig
+    from arena.league.schedule import Fixture
     from leaderboards.store import Store
 
 FIRST_OPPONENTS = 3

@@ -1,4 +1,4 @@
-"""HTML pages from Jinja2 templates (package data under ``arena/templates/``), escaped by default.
+"""HTML pages from Jinja2 templates (package data under ``arena/output/templates/``), escaped by default.
 
 Every ``{{ value }}`` of a page is first :func:`arena.text.shown` (control characters escaped, as on a terminal)
 and then HTML-escaped by autoescape; a template never has to remember a helper for an untrusted value. What a
@@ -46,10 +46,10 @@ def escaping_environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The environment of arena's own templates (``arena/templates/*.html``)."""
-    return escaping_environment(jinja2.PackageLoader("arena", "templates"))
+    """The environment of arena's own templates (``arena/output/templates/*.html``)."""
+    return escaping_environment(jinja2.PackageLoader("arena.output", "templates"))
 
 
 def render(template: str, **values: Any) -> str:
-    """``arena/templates/TEMPLATE`` rendered with ``values``."""
+    """``arena/output/templates/TEMPLATE`` rendered with ``values``."""
     return environment().get_template(template).render(**values)

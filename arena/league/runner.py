@@ -2,7 +2,7 @@
 
 The writer (this process) is the only one that touches the store. Games run elsewhere: in a pool of
 worker processes (``local``, ``--concurrency N`` games at once) or as Ray tasks (``ray``,
-:mod:`arena.ray_backend`). Each finished game is committed as soon as the writer reads it (games that
+:mod:`arena.league.ray_backend`). Each finished game is committed as soon as the writer reads it (games that
 finished together share one transaction); a schedule key can be stored only once, so a run that is
 killed and started again plays exactly the games that are missing (the ones in flight when it died
 included) and counts nothing twice. Ratings are folded in schedule-key order, only up to the first game
@@ -21,16 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena import workers
-from arena.comp424 import DEFAULT_AGENT, take_agent
-from arena.duplicates import twins, warning
+from arena.adapters.comp424 import DEFAULT_AGENT, take_agent
 from arena.errors import ConfigError
-from arena.league import LeagueConfig
+from arena.league import workers
+from arena.league.config import LeagueConfig
+from arena.league.schedule import Fixture, league_schedule
+from arena.league.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
 from arena.limits import Limits
-from arena.records import GameRecord
-from arena.schedule import Fixture, league_schedule
-from arena.snapshot import MB, Snapshot, take, worker_files
-from arena.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
+from arena.results.records import GameRecord
+from arena.sandbox.bot_files import worker_files
+from arena.submissions.duplicates import twins, warning
+from arena.submissions.snapshot import MB, Snapshot
+from arena.submissions.take import take
 from leaderboards import ledger, lock
 from leaderboards.probation import ProbationRule
 from leaderboards.store import DEFAULT_DB, Bot, Store
@@ -64,7 +66,8 @@ class RunSummary:
     in_flight: int = 0
     """Games being played right now (kept live while the run goes: the progress note the dashboard reads)."""
     duplicates: list[str] = field(default_factory=list)
-    """One line per bot that entered in this run byte-identical to a bot of another name (:mod:`arena.duplicates`)."""
+    """One line per bot that entered in this run byte-identical to a bot of another name
+    (:mod:`arena.submissions.duplicates`)."""
     writer_cpu: float = 0.0
     """CPU seconds the runner spent storing games and folding ratings (part of its own CPU; ``arena bench
     league``)."""
@@ -192,7 +195,7 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
     path = Path(db) if db is not None else (config.database or Path(DEFAULT_DB))
     connection: Any = nullcontext()
     if backend == "ray":  # connected and every node checked before anything is written (docs/ray.md)
-        from arena.ray_backend import ray_connection  # optional: Ray is an extra, imported only for its backend
+        from arena.league.ray_backend import ray_connection  # optional: Ray is an extra, imported only for its backend
         connection = ray_connection(address)
     started = time.perf_counter()
     snapshots = take_snapshots(config)  # every file bot is copied (and its size checked) before anything is written
@@ -234,9 +237,10 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
         on_start(summary)
     batches = None
-    if config.schedule == "adaptive" and todo:  # batch after batch where the ranking is least certain (arena.adaptive)
+    # batch after batch where the ranking is least certain (arena.league.adaptive)
+    if config.schedule == "adaptive" and todo:
         # start-up: only for adaptive schedules
-        from arena.adaptive import league_batches
+        from arena.league.adaptive import league_batches
         batches = league_batches(store, league.id, config, todo)
         todo = next(batches, [])
     stored = store.count_games(league.id)  # (before every batch: played counts them all)
@@ -411,7 +415,7 @@ class _Writer:
 
 def _make_backend(name: str, concurrency: int, db: Path, address: str | None) -> Backend:
     if name == "ray":  # (run_league connected already; concurrency 0: the cluster's CPUs)
-        from arena.ray_backend import RayBackend  # optional: ray
+        from arena.league.ray_backend import RayBackend  # optional: ray
         return RayBackend(concurrency=concurrency or None, address=address)
     return workers.LocalBackend(concurrency)
 

@@ -2,7 +2,7 @@
 writes into its snapshot, the files that mark a course checkout, and what a stored agent is listed as.
 
 A leaf module (names only, no agent code), so the snapshot reader and the store can recognise an agent without
-importing :mod:`arena.comp424`, which builds agents and itself reads snapshots.
+importing :mod:`arena.adapters.comp424`, which builds agents and itself reads snapshots.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Protocol
 
 
 class Named(Protocol):
-    """What :func:`listed_as` reads of a bot snapshot (an :class:`arena.snapshot.Snapshot`): a structural type, so
+    """What :func:`listed_as` reads of a bot snapshot (an :class:`arena.submissions.snapshot.Snapshot`): a structural
+    type, so
     this leaf does not import the snapshot module, which imports it."""
 
     @property

@@ -9,9 +9,10 @@ from copy import deepcopy
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from arena.outcome import SEAT_TERMINATIONS, Termination, forfeit_returns, winner
+from arena.results.outcome import SEAT_TERMINATIONS, Termination, forfeit_returns, winner
 
-# Per-seat termination reasons (docs/contracts.md, `arena match --json`): the words of arena.outcome.Termination.
+# Per-seat termination reasons (docs/contracts.md, `arena match --json`): the words of
+# arena.results.outcome.Termination.
 NORMAL = Termination.NORMAL
 TIMEOUT = Termination.TIMEOUT
 CRASH = Termination.CRASH
@@ -39,7 +40,7 @@ class Failure:
     seat: int
     """The seat whose bot failed."""
     reason: Termination
-    """A failure (:data:`arena.outcome.FAILURES`): timeout, crash, illegal, memory, protocol."""
+    """A failure (:data:`arena.results.outcome.FAILURES`): timeout, crash, illegal, memory, protocol."""
     move_number: int
     """Index into the history where the failure happened."""
     detail: str = ""
@@ -56,7 +57,7 @@ class GameRecord:
     """The exact game spec (random set-ups fixed by its ``seed`` parameter)."""
     seed: int
     """The game's public seed: its random set-up derives from it; chance draws and the bots' seeds derive from it
-    and the secret chance key (``info["chance_key_id"]`` names that key; :mod:`arena.chance`)."""
+    and the secret chance key (``info["chance_key_id"]`` names that key; :mod:`arena.referee.chance`)."""
     players: list[str]
     """Per seat: the bot spec or bot file name."""
     history: list[int] = field(default_factory=list)
@@ -64,7 +65,7 @@ class GameRecord:
     returns: list[float] = field(default_factory=list)
     """Per seat, as ``state.returns()``, or the adjudicated result after a forfeit."""
     terminations: list[Termination] = field(default_factory=list)
-    """Per seat: normal or a failure (:data:`arena.outcome.SEAT_TERMINATIONS`)."""
+    """Per seat: normal or a failure (:data:`arena.results.outcome.SEAT_TERMINATIONS`)."""
     move_seats: list[int] = field(default_factory=list)
     """Per decision (not chance): the seat that moved."""
     wall_times: list[float] = field(default_factory=list)

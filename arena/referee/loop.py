@@ -1,7 +1,7 @@
 """``arena.play``: one game between bot objects — the referee loop (OpenSpiel's ``evaluate_bots``).
 
 Only this loop samples chance, validates actions and turns bot failures into results. Chance comes from
-the game's seed and, when given, a secret chance key (:mod:`arena.chance`: the sandboxed referee always
+the game's seed and, when given, a secret chance key (:mod:`arena.referee.chance`: the sandboxed referee always
 passes one, so no bot can repeat the draws; without one, in-process games stay reproducible from the seed).
 In-process it is the engine of tests and experiments; the sandboxed referee drives the same loop with
 proxies for bot processes (which raise :class:`arena.errors.BotError` on failure).
@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import games as games_pkg
-from arena.chance import chance_rng, key_id, substitute_rng
 from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
-from arena.openings import apply_opening
-from arena.outcome import Termination, decide
-from arena.records import Failure, GameRecord
+from arena.referee.chance import chance_rng, key_id, substitute_rng
+from arena.referee.openings import apply_opening
+from arena.results.outcome import Termination, decide
+from arena.results.records import Failure, GameRecord
 from bots.base import Limit
 
 ON_FAILURE = ("raise", "lose", "random_move")
@@ -60,7 +60,8 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         max_moves: adjudicate a draw after this many decisions (games like Double Step with passes can loop).
         players: names for the record (default: the bots' ``name`` attributes).
         observer: called as ``observer(state, seat, action)`` after every action (progress displays).
-        opening: moves played before the first decision (:mod:`arena.openings`; while legal and not ending the game),
+        opening: moves played before the first decision (:mod:`arena.referee.openings`; while legal and not ending the
+        game),
             told to every bot and recorded as ``info["opening"]``.
     """
     if on_failure not in ON_FAILURE:
@@ -144,7 +145,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         if observer:
             observer(state, seat, action)
     record.history = state.history()
-    outcome = decide(state, forfeit=forfeit, adjudicated=adjudicated)  # who won and why: arena.outcome alone
+    outcome = decide(state, forfeit=forfeit, adjudicated=adjudicated)  # who won and why: arena.results.outcome alone
     record.returns, record.terminations = list(outcome.returns), list(outcome.terminations)
     if outcome.termination is Termination.ADJUDICATED:
         record.info["adjudicated"] = outcome.reason

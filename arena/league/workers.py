@@ -39,11 +39,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.task import decode_result, encode_result, play_task
+from arena.league.task import decode_result, encode_result, play_task
 
 if TYPE_CHECKING:
-    from arena.snapshot import Snapshot
-    from arena.task import Task, TaskResult
+    from arena.league.task import Task, TaskResult
+    from arena.submissions.snapshot import Snapshot
 
 STOP_GRACE = 2.0
 """Seconds a busy worker gets to kill its bots and exit after SIGTERM before it is SIGKILLed."""
@@ -159,7 +159,7 @@ def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int
         for digest in drop:
             snapshots.pop(digest, None)
         snapshots.update(new)
-        # (each snapshot is still checked against its digest before it is written for a bot: arena.snapshot)
+        # (each snapshot is still checked against its digest before it is written for a bot: arena.submissions.snapshot)
         task = dataclasses.replace(task, files={b[5:]: snapshots[b[5:]] for b in task.bots if b.startswith("file:")})
         _write_frame(result_fd, encode_result(play_task(task)))  # plain data in the record's schema
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
@@ -203,7 +203,7 @@ class _Worker:
     def __init__(self, index: int, cpus: list[int] | None) -> None:
         task_r, self.task_w = os.pipe()
         self.result_r, result_w = os.pipe()
-        program = (f"import sys; sys.path[0:0] = {[p for p in sys.path if p]!r}; from arena.workers import "
+        program = (f"import sys; sys.path[0:0] = {[p for p in sys.path if p]!r}; from arena.league.workers import "
                    f"worker_main; worker_main({task_r}, {result_w}, {cpus!r}, {index})")
         try:
             self.proc = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.DEVNULL,

@@ -17,15 +17,16 @@ from pydantic import ValidationError
 
 import games as games_pkg
 from arena.errors import ConfigError
-from arena.league_schema import (
+from arena.league.keys import (
     DEFAULT_PROBATION_AFTER,
     DEFAULT_PROBATION_FAILURES,
     DEFAULT_PROBATION_WINDOW,
     BotTable,
     LeagueFile,
 )
+from arena.league.opening_books import make_book
 from arena.limits import Limits
-from arena.openings import OpeningBook, make_book
+from arena.referee.openings import OpeningBook
 from arena.schema import explain, show
 from arena.text import name_problem, quoted
 from bots.registry import bot_class, parse_bot_spec
@@ -51,7 +52,8 @@ class BotEntry:
     entry: str | None = None
     """A folder bot's entry module (None: ``bot.py``)."""
     format: str = "arena"
-    """``arena`` (a bot file or folder) or ``comp424`` (a COMP424 folder run unchanged, :mod:`arena.comp424`)."""
+    """``arena`` (a bot file or folder) or ``comp424`` (a COMP424 folder run unchanged,
+    :mod:`arena.adapters.comp424`)."""
     agent: str | None = None
     """The COMP424 agent's registered name (None: ``student_agent``)."""
 
@@ -87,9 +89,9 @@ class LeagueConfig:
     challengers: tuple[str, ...] = ()
     """A gauntlet's bots under test (names)."""
     openings: OpeningBook | None = None
-    """Varied openings (:mod:`arena.openings`); None: every game from the start."""
+    """Varied openings (:mod:`arena.referee.openings`); None: every game from the start."""
     schedule: str = "full"
-    """``full`` or ``adaptive`` (:mod:`arena.adaptive`)."""
+    """``full`` or ``adaptive`` (:mod:`arena.league.adaptive`)."""
     stop: dict[str, Any] = field(default_factory=dict)
     """An adaptive schedule's stopping rule: ``top`` (None with ``rank_all``), ``rank_all``, ``confidence``,
     ``batch``."""
@@ -172,7 +174,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
     def fail(msg: str) -> ConfigError:
         return ConfigError(f"{where}: {msg}")
 
-    try:  # types and ranges of every key: the schema (arena/league_schema.py, the tables in docs/leagues.md)
+    try:  # types and ranges of every key: the schema (arena/league/keys.py, the tables in docs/leagues.md)
         top = LeagueFile.model_validate(data)
     except ValidationError as exc:
         raise fail(explain(exc, LeagueFile)) from None
@@ -263,7 +265,7 @@ def _ranking_keys(top: LeagueFile, bots: list[BotEntry], specs: list[str], seat_
         raise fail('challengers is only for format = "gauntlet"; add format = "gauntlet" or remove challengers')
     book = None
     if top.openings is not None:
-        try:  # the same checks as arena match --openings (arena/openings.py)
+        try:  # the same checks as arena match --openings (arena/referee/openings.py)
             book = make_book(top.openings, base, specs)
         except ConfigError as exc:
             raise fail(str(exc)) from None
@@ -316,7 +318,7 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
             raise fail(f"bots[{i}].format and agent are for a bot file or folder (file = ...), not a built-in spec")
         if table.format == "comp424":
             # start-up: the COMP424 adapter loads only for its bots
-            from arena.comp424 import check_entry
+            from arena.adapters.comp424 import check_entry
             try:
                 path = check_entry(base, file, table.entry, plays or specs)
             except ValueError as exc:
@@ -340,8 +342,11 @@ def _parse_bots(raw: list[Any], specs: list[str], base: Path, fail: Any) -> list
         else:
             assert file is not None
             path = (base / file).resolve()
-            if path.is_dir():  # a folder bot: its snapshot (arena.snapshot) is taken when the league runs
-                from arena.comp424_names import COURSE_FILES, is_course_folder  # start-up: only for folder bots
+            if path.is_dir():  # a folder bot: its snapshot (arena.submissions.snapshot) is taken when the league runs
+                from arena.adapters.comp424_names import (  # start-up: only for folder bots
+                    COURSE_FILES,
+                    is_course_folder,
+                )
                 if not (path / (table.entry or "bot.py")).is_file():
                     if table.entry is None and is_course_folder(n for n in COURSE_FILES if (path / n).is_file()):
                         raise fail(f"bot folder {file!r} is a COMP424 checkout (it has a student_agent.py), not an "

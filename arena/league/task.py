@@ -1,8 +1,8 @@
 """One league game as a unit of work: the :class:`Task` a backend runs, and what comes back, a
-:class:`~arena.records.GameRecord` or a :class:`TaskFailure` (never a dict with a key to remember to test).
+:class:`~arena.results.records.GameRecord` or a :class:`TaskFailure` (never a dict with a key to remember to test).
 
 Between processes (a local worker's pipe, a Ray task) a result travels as :func:`encode_result`'s plain data,
-in the record's versioned schema (:data:`arena.records.RECORD_SCHEMA`); the writer reads it back with
+in the record's versioned schema (:data:`arena.results.records.RECORD_SCHEMA`); the writer reads it back with
 :func:`decode_result`. This module sits below the league runner and both backends, which import it (and not
 each other).
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from arena.errors import MachineOverloadedError
 from arena.limits import Limits
-from arena.records import RECORD_SCHEMA, GameRecord, RecordSchemaError
-from arena.snapshot import Snapshot
+from arena.results.records import RECORD_SCHEMA, GameRecord, RecordSchemaError
+from arena.submissions.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Task:
     chance_key: bytes | None = None
     """The league's secret chance key (keys chance and bot seeds; never sent to a bot). None: a fresh one per game."""
     opening: tuple[int, ...] = ()
-    """Moves played before the first decision (:mod:`arena.openings`)."""
+    """Moves played before the first decision (:mod:`arena.referee.openings`)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ TaskResult = GameRecord | TaskFailure
 
 def play_task(task: Task) -> TaskResult:
     """Plays one fixture through the referee. The referee writes the task's snapshots into this process's
-    private bot root (:mod:`arena.snapshot`), checked against their digests; the root goes when the process
+    private bot root (:mod:`arena.submissions.snapshot`), checked against their digests; the root goes when the process
     exits."""
     try:
         bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
@@ -73,7 +73,7 @@ def play_task(task: Task) -> TaskResult:
 
 
 def _referee() -> Callable[..., GameRecord]:
-    from arena.referee import play_game  # start-up: the sandbox stack loads only in the processes that play
+    from arena.referee.sandboxed import play_game  # start-up: the sandbox stack loads only in the processes that play
     return play_game
 
 

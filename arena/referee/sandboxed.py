@@ -15,12 +15,14 @@ from typing import Any
 
 import bots as bots_pkg
 import games as games_pkg
-from arena.chance import bot_seed, new_key
 from arena.errors import ConfigError
 from arena.limits import Limits
-from arena.play import play
-from arena.records import GameRecord
-from arena.snapshot import MB, Snapshot, materialize, take
+from arena.referee.chance import bot_seed, new_key
+from arena.referee.loop import play
+from arena.results.records import GameRecord
+from arena.sandbox.bot_files import materialize
+from arena.submissions.snapshot import MB, Snapshot
+from arena.submissions.take import take
 from bots.base import Limit
 from bots.registry import bot_class, parse_bot_spec
 from games.errors import GameSpecError
@@ -53,7 +55,8 @@ def bot_label(bot: str | Snapshot) -> str:
 def describe_bot(bot: str | Snapshot, game: Any = None, max_bytes: int = MB) -> dict[str, Any]:
     """The wire description of a bot argument, validated (against ``game`` when given).
 
-    A bot file or folder is copied into a snapshot (:func:`arena.snapshot.take`, at most ``max_bytes``) and a
+    A bot file or folder is copied into a snapshot (:func:`arena.submissions.take.take`, at most ``max_bytes``) and
+    a
     snapshot is written into this process's private bot root: the sandbox shows the bot that copy, never the
     path it came from.
 
@@ -98,7 +101,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     Args:
         game: a Game or spec; its ``seed`` parameter (if any) is set from ``seed``.
         bots: per seat, a built-in spec (``"uct(iterations=200)"``), a path to a bot file or folder (copied into a
-            snapshot of at most ``limits.max_bot_mb``), or a :class:`~arena.snapshot.Snapshot`.
+            snapshot of at most ``limits.max_bot_mb``), or a :class:`~arena.submissions.snapshot.Snapshot`.
         seed: the game's public seed: the game's random set-up derives from it; chance draws and each bot's
             seed derive from it and ``chance_key``.
         limits: time, memory and process limits; ``trusted`` allows bot files without the mandatory
@@ -108,9 +111,9 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         names: per seat, the names written in the record (default: the bot arguments).
         observer: ``observer(state, seat, action)`` after every action.
         max_moves: adjudicate a draw after this many decisions (default: the game's maximum length).
-        chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.chance`); never sent to a bot.
+        chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.referee.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
-        opening: moves played before the first decision (:mod:`arena.openings`), recorded in the record.
+        opening: moves played before the first decision (:mod:`arena.referee.openings`), recorded in the record.
 
     Raises:
         ConfigError, GameSpecError: bad game, bot, option (before any process starts).

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import games as games_pkg
+from arena.league.task import Task, TaskFailure, play_task
 from arena.limits import Limits
-from arena.records import headline
-from arena.task import Task, TaskFailure, play_task
+from arena.results.records import headline
 
 
 def validation_games(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, Any]

@@ -1,8 +1,8 @@
 """The keys of a league file, their types, defaults, ranges and meanings: one schema that validates the file
-(arena/league.py) and generates the key tables of docs/leagues.md (``python -m arena.league_schema``).
+(arena/league/config.py) and generates the key tables of docs/leagues.md (``python -m arena.league.keys``).
 
 Only what a key *is* lives here; what it must agree with (a game spec that loads, ``games_per_pairing`` a
-multiple of the seats, a bot that can play its games) is checked by arena/league.py.
+multiple of the seats, a bot that can play its games) is checked by arena/league/config.py.
 """
 from __future__ import annotations
 

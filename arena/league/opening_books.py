@@ -1,78 +1,22 @@
-"""Openings: league games that start from varied positions (``openings = { plies = N }`` or ``{ file = ... }``).
-
-Two deterministic bots replay one game forever; an opening makes each round's games different while keeping the
-pairing fair. A fixture's opening depends only on its game spec, its seed and its round, so every seat rotation of
-a table in a round (the games that share a seed, :mod:`arena.schedule`) starts from the same opening: each opening
-is played once in each seat order.
-
-- ``plies = N``: N legal moves drawn uniformly at random from a generator seeded by the fixture's seed (public,
-  like the seed: an opening is no secret). It stops early rather than end the game or cross a chance node (the
-  game's chance stays keyed by the league's secret).
-- ``file``: one opening per line, actions as integers; round r plays line ``r mod lines``.
-
-The opening is applied before the first decision (bots are told its moves as they are told an opponent's), is
-recorded in the game record (``info["opening"]``), and ``arena replay --verify`` checks the stored history starts
-with it.
-
-``arena match --openings plies=N`` (or ``file=PATH``) plays the same books: :func:`book_option` reads the option
-into the league file's ``openings`` table (:class:`arena.league_schema.Openings`, one schema) and :func:`make_book`
-checks it for both.
+"""Opening books read from a league file's ``openings`` table or ``arena match --openings plies=N|file=PATH``: one
+schema for both (:class:`arena.league.keys.Openings`), a file's lines checked against every game they are used in.
+The book itself and how a game applies it: :mod:`arena.referee.openings`.
 """
 from __future__ import annotations
 
-import random
 import re
+import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from pydantic import ValidationError
 
 import games as games_pkg
 from arena.errors import ConfigError
-
-if TYPE_CHECKING:
-    from arena.league_schema import Openings
-
-
-@dataclass(frozen=True)
-class OpeningBook:
-    """A league's openings: random ones of ``plies`` moves, or the ``lines`` of a file."""
-
-    plies: int | None = None
-    lines: tuple[tuple[int, ...], ...] = ()
-    file: str | None = None
-
-    def opening(self, game: str, seed: int, round_: int) -> tuple[int, ...]:
-        """The opening of the fixtures of ``game`` with ``seed`` in ``round_``."""
-        if self.plies is not None:
-            return random_opening(game, self.plies, seed)
-        return self.lines[round_ % len(self.lines)] if self.lines else ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"plies": self.plies} if self.plies is not None else {"file": self.file, "lines": len(self.lines)}
-
-
-def seeded(game: str, seed: int) -> Any:
-    """The game as the referee plays it with ``seed`` (its seed parameter set)."""
-    g = games_pkg.load(game)
-    return g.with_params(seed=seed) if "seed" in g.params else g
-
-
-def random_opening(game: str, plies: int, seed: int) -> tuple[int, ...]:
-    """Up to ``plies`` uniformly random legal moves from the start of ``game`` seeded by ``seed``."""
-    rng = random.Random(f"opening|{game}|{seed}")  # (str seeds are hashed with SHA-512: stable across runs)
-    state = seeded(game, seed).new_initial_state()
-    moves: list[int] = []
-    while len(moves) < plies and not state.is_terminal() and state.current_player() >= 0:
-        legal = state.legal_actions()
-        action = rng.choice(legal)
-        after = state.clone()
-        after.apply_action(action)
-        if after.is_terminal():
-            break  # an opening never decides the game
-        moves.append(action)
-        state = after
-    return tuple(moves)
+from arena.league.keys import Openings
+from arena.referee.openings import OpeningBook
+from arena.schema import explain
 
 
 def read_book(path: Path) -> tuple[tuple[int, ...], ...]:
@@ -104,7 +48,8 @@ def read_book(path: Path) -> tuple[tuple[int, ...], ...]:
 
 def check_book(book: OpeningBook, game: str) -> None:
     """Every line of a file book is legal in ``game`` as its spec sets it up and leaves it unfinished (a game whose
-    set-up varies with the seed may still refuse a line: :func:`apply_opening` then plays it up to that move).
+    set-up varies with the seed may still refuse a line: :func:`arena.referee.openings.apply_opening` then plays it
+    up to that move).
 
     Raises:
         ConfigError: naming the line and the action that is illegal (or that ends the game).
@@ -119,22 +64,6 @@ def check_book(book: OpeningBook, game: str) -> None:
         if state.is_terminal():
             raise ConfigError(f"openings file {book.file}, opening {number} ends the game {game}; an opening must "
                               "leave the game to be played")
-
-
-def apply_opening(state: Any, opening: Sequence[int]) -> list[int]:
-    """Plays the opening's moves on ``state`` while each is legal, never ending the game; returns the moves played
-    (what the record keeps). Chance nodes are not crossed: an opening lists decisions from the start."""
-    played: list[int] = []
-    for action in opening:
-        if state.is_terminal() or state.current_player() < 0 or action not in state.legal_actions():
-            break
-        after = state.clone()
-        after.apply_action(action)
-        if after.is_terminal():
-            break
-        state.apply_action(action)
-        played.append(action)
-    return played
 
 
 def make_book(table: Openings, base: Path, specs: Sequence[str], *,
@@ -164,12 +93,6 @@ def book_option(text: str, spec: str, *, base: Path = Path()) -> OpeningBook:
     Raises:
         ConfigError: one line: ``--openings: plies = 0 is not allowed: an integer, 1 <= x <= 200``.
     """
-    # start-up: pydantic and the schema's models cost ~40 ms, and every game (bot processes and the sandbox's fork
-    # server too) imports this module for apply_opening; bots never load pydantic
-    from pydantic import ValidationError
-
-    from arena.league_schema import Openings
-    from arena.schema import explain
     table: dict[str, Any] = {}
     for part in text.split(","):
         key, eq, value = (x.strip() for x in part.partition("="))
@@ -189,7 +112,6 @@ def book_option(text: str, spec: str, *, base: Path = Path()) -> OpeningBook:
 
 def _toml_value(value: str) -> Any:
     """``value`` as a TOML value would be read (``4`` an integer), else the text itself (refused by the schema)."""
-    import tomllib  # start-up: only for --openings (every game imports this module)
     try:
         return tomllib.loads(f"x = {value}")["x"]
     except tomllib.TOMLDecodeError:

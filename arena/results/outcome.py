@@ -1,6 +1,6 @@
 """Who won and why, decided in one place (python-chess's ``Outcome`` and ``Termination``).
 
-The referee loop (:func:`arena.play.play`) asks :func:`decide` for a finished game's outcome, the replay
+The referee loop (:func:`arena.referee.loop.play`) asks :func:`decide` for a finished game's outcome, the replay
 verifier asks it again for the outcome a stored game must have had, and the store, ratings and views read a
 seat's result with :func:`seat_results` / :func:`winners`; none of them re-derives a rule of its own.
 """

@@ -29,15 +29,16 @@ import types
 from pathlib import Path
 from typing import Any
 
-from arena.comp424_names import ENTRY, PREFIX, is_agent_arg
+from arena.adapters.comp424_names import ENTRY, PREFIX, is_agent_arg
 from arena.errors import ConfigError, IllegalMoveError
-from arena.snapshot import MB, Snapshot, make, take
+from arena.submissions.snapshot import MB, Snapshot, make
+from arena.submissions.take import take
 
 DEFAULT_AGENT = "student_agent"
 
 _ENTRY_TEXT = '''\
-# Written by arena (arena.comp424), not by the agent's author: runs the COMP424 agent registered as {agent!r}.
-from arena.comp424 import agent_bot
+# Written by arena (arena.adapters.comp424), not by the agent's author: runs the COMP424 agent registered as {agent!r}.
+from arena.adapters.comp424 import agent_bot
 
 Bot = agent_bot({agent!r}, __file__)
 '''

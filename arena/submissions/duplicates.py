@@ -1,7 +1,8 @@
 """Byte-identical bots: a submission or league-file bot whose files are another bot's.
 
 A course league's first question about a new entry is whether it is someone else's file. Two bots are twins when
-their snapshots (:mod:`arena.snapshot`) hold the same bytes: the same snapshot digest, or the same file contents
+their snapshots (:mod:`arena.submissions.snapshot`) hold the same bytes: the same snapshot digest, or the same file
+contents
 under other file names (``alice.py`` and ``bob.py`` with one text have different digests, since a digest covers
 the names). Flagged when the bot enters (``arena submit``, the league run's sync of its file), never refused:
 two names for one file can be intended.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 
-from arena.snapshot import Snapshot
+from arena.submissions.snapshot import Snapshot
 from arena.text import shown
 from leaderboards.store import Bot
 

@@ -1,10 +1,10 @@
 """The Ray backend: games run as Ray tasks on a cluster; results stream back to the one writer
-(:mod:`arena.league_runner`).
+(:mod:`arena.league.runner`).
 
 A task carries a batch of games (game spec, seed, limits, built-in specs) and the ObjectRefs of the bot
 snapshots they need: each snapshot is put into Ray's object store once per league, fetched by the node that
-runs the task, checked against its digest there (:func:`arena.snapshot.unpack`) and written into a private
-directory of the task (:func:`arena.snapshot.scoped_root`), removed when the task ends; the refs are dropped
+runs the task, checked against its digest there (:func:`arena.submissions.snapshot.unpack`) and written into a private
+directory of the task (:func:`arena.sandbox.bot_files.scoped_root`), removed when the task ends; the refs are dropped
 (and Ray frees the objects) when the league ends. Every game goes through the same referee and sandbox as
 on the local backend, so the same league file, seeds and chance key give the same games.
 
@@ -37,8 +37,9 @@ from typing import Any
 import arena
 import games
 from arena.errors import ArenaError, ConfigError
-from arena.snapshot import pack, scoped_root, unpack
-from arena.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
+from arena.league.task import Task, TaskFailure, TaskResult, decode_result, encode_result, play_task
+from arena.sandbox.bot_files import scoped_root
+from arena.submissions.snapshot import pack, unpack
 
 RETRIES = 2
 """Times a game lost to a worker or node failure (or a hung task) is submitted again before it is given up."""

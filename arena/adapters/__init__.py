@@ -1,0 +1,1 @@
+"""Bots and games from elsewhere: COMP424 course agents, arena's games inside OpenSpiel."""

@@ -1,0 +1,1 @@
+"""What results look like to people: the one view model, HTML pages and pictures, publishing a report."""
