@@ -13,21 +13,16 @@ import psutil
 from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
+from tests.league_files import league_toml
 
-LEAGUE = """
-name = "resume"
-games = ["nim", "doublestep(length=6)"]
-games_per_pairing = 8
-seed = 5
-database = "{db}"
-[[bots]]
-spec = "random"
-[[bots]]
-spec = "greedy"
-games = ["nim"]
-[[bots]]
-spec = "mc(n=5)"
-"""
+
+def resume_league(database: str) -> str:
+    """Two games, three bots (greedy plays only Nim), 8 games a pairing, the league's default limits."""
+    bots = [{"spec": "random"}, {"spec": "greedy", "games": ["nim"]}, {"spec": "mc(n=5)"}]
+    return league_toml("resume", seed=5, database=database, games=["nim", "doublestep(length=6)"], games_per_pairing=8,
+                       limits=None, bots=bots)
+
+
 SCHEDULED = 3 * 8 + 1 * 8  # nim: 3 pairings, doublestep: random vs mc; 8 games each
 
 
@@ -73,8 +68,8 @@ def _snapshot(path):
 
 
 def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_path):
-    write(tmp_path / "killed.toml", LEAGUE.format(db="killed.sqlite"))
-    write(tmp_path / "clean.toml", LEAGUE.format(db="clean.sqlite"))
+    write(tmp_path / "killed.toml", resume_league("killed.sqlite"))
+    write(tmp_path / "clean.toml", resume_league("clean.sqlite"))
     with Store.open(tmp_path / "killed.sqlite", create=True) as store:  # one league secret (chance key) for
         store.ensure_league("resume", {"seed": 5})  # both runs: it keys the bots' seeds as the seed does
     shutil.copy(tmp_path / "killed.sqlite", tmp_path / "clean.sqlite")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from typing import Any
 
 import pytest
 
@@ -18,29 +19,22 @@ from tests.leaderboards.support import (
     tamper,
     write,
 )
+from tests.league_files import BUILT_INS, league_toml
 
 # One worker runs this module in order: its tests share one played league (module fixture) and later tests
 # (submit) add to it.
 pytestmark = pytest.mark.xdist_group("league_run")
 
-LEAGUE = """
-name = "small"
-games = ["nim"]
-games_per_pairing = 2
-seed = 11
-database = "small.sqlite"
-probation_after = 2
-[limits]
-move_time = 2.0
-first_move_time = 20.0
-[[bots]]
-spec = "random"
-[[bots]]
-spec = "greedy"
-[[bots]]
-name = "file-random"
-file = "my_bot.py"
-"""
+FILE_RANDOM = {"name": "file-random", "file": "my_bot.py"}
+
+
+def small_league(**changes: Any) -> str:
+    """The league file of this module (3 bots, 6 games), with ``changes`` to its keys."""
+    keys = {"probation_after": 2, "bots": [*BUILT_INS, FILE_RANDOM]} | changes
+    return league_toml("small", seed=11, database="small.sqlite", **keys)
+
+
+LEAGUE = small_league()
 
 
 @pytest.fixture(scope="module")
@@ -176,8 +170,9 @@ def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_a_fixed_file_com
     # A bot of the league file that fails from seat 1 (arena submit would refuse it: it validates every seat).
     write(tmp_path / "my_bot.py", RANDOM_BOT)
     write(tmp_path / "flaky.py", SEAT1_FAILING_BOT)
-    config = write(tmp_path / "league.toml", LEAGUE.replace("probation_after = 2", "probation_after = 1")
-                   + '[[bots]]\nname = "flaky"\nfile = "flaky.py"\n')
+    flaky_entry = {"name": "flaky", "file": "flaky.py"}
+    league = small_league(probation_after=1, bots=[*BUILT_INS, FILE_RANDOM, flaky_entry])
+    config = write(tmp_path / "league.toml", league)
     run = arena(tmp_path, "league", "run", str(config), "-q", "--concurrency", "1")
     assert run.returncode == 0, run.stderr
     assert "skipped (probation: flaky)" in run.stdout

@@ -13,6 +13,7 @@ import pytest
 
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, SYNTAX_ERROR_BOT, arena, write
+from tests.league_files import BUILT_INS, bot_tables, league_toml
 
 pytestmark = pytest.mark.xdist_group("report")
 
@@ -28,31 +29,9 @@ class Bot:
             raise RuntimeError("third move trouble")
         return state.legal_actions()[0]
 """
-LEAGUE = f"""
-name = "course"
-games = ["nim"]
-games_per_pairing = 2
-seed = 3
-database = "results/course.sqlite"
-probation_after = 0
-probation_failures = 0
-[limits]
-move_time = 2.0
-first_move_time = 20.0
-[[bots]]
-spec = "random"
-[[bots]]
-spec = "greedy"
-[[bots]]
-name = "{HOSTILE}"
-file = "crashy.py"
-[[bots]]
-name = "copycat"
-file = "copy_of_crashy.py"
-[[bots]]
-name = "broken"
-file = "broken.py"
-"""
+LEAGUE = league_toml("course", seed=3, database="results/course.sqlite", probation_after=0, probation_failures=0,
+                     bots=[*BUILT_INS, {"name": HOSTILE, "file": "crashy.py"},
+                           {"name": "copycat", "file": "copy_of_crashy.py"}, {"name": "broken", "file": "broken.py"}])
 
 
 @pytest.fixture(scope="module")
@@ -266,20 +245,8 @@ def test_a_syntax_error_keeps_its_file_and_line_in_submit_and_replay(league, tmp
 
 
 # -- a report written again into the same folder (issue 18 follow-up) ------------------------------------------------
-REPORT_LEAGUE = """
-name = "redo"
-games = ["nim"]
-games_per_pairing = 2
-seed = 1
-database = "{db}"
-[limits]
-move_time = 2.0
-first_move_time = 20.0
-{bots}
-"""
-THREE = '[[bots]]\nspec = "random"\n[[bots]]\nspec = "greedy"\n[[bots]]\nname = "../escape"\nspec = "random"\n' \
-        '[[bots]]\nname = "../../x.html"\nspec = "greedy"\n'
-TWO = '[[bots]]\nspec = "random"\n[[bots]]\nspec = "greedy"\n'
+THREE = bot_tables([*BUILT_INS, {"name": "../escape", "spec": "random"}, {"name": "../../x.html", "spec": "greedy"}])
+TWO = bot_tables(BUILT_INS)
 
 
 @pytest.fixture(scope="module")
@@ -288,7 +255,7 @@ def two_runs(tmp_path_factory):
     (the two gone): each into its own store, so the second's bot ids are 1 and 2 and bots 3 and 4 are gone."""
     d = tmp_path_factory.mktemp("redo")
     for db, bots in (("first.sqlite", THREE), ("second.sqlite", TWO)):
-        config = write(d / f"{db}.toml", REPORT_LEAGUE.format(db=db, bots=bots))
+        config = write(d / f"{db}.toml", league_toml("redo", seed=1, database=db, bots=()) + bots)
         run = arena(d, "league", "run", str(config), "-j", "2", "-q")
         assert run.returncode == 0, run.stderr
     return d

@@ -6,24 +6,10 @@ import json
 
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, SEAT1_FAILING_BOT, arena, write
+from tests.league_files import league_toml
 
-LEAGUE = """
-name = "seats"
-games = ["nim"]
-games_per_pairing = 2
-seed = 5
-database = "seats.sqlite"
-probation_after = 5
-probation_window = 4
-probation_failures = 2
-[limits]
-move_time = 2.0
-first_move_time = 20.0
-[[bots]]
-spec = "random"
-[[bots]]
-spec = "greedy"
-"""
+LEAGUE = league_toml("seats", seed=5, database="seats.sqlite", probation_after=5, probation_window=4,
+                     probation_failures=2)
 
 
 def test_submit_refuses_a_bot_that_crashes_only_in_seat_1(tmp_path):
