@@ -142,17 +142,26 @@ def serial_figures(small1: RunnerCost, big1: RunnerCost) -> dict[str, float]:
     """The serial fraction from two runs at concurrency 1 (differences: one-time costs cancel): per game the
     runner's CPU and the writer's part of it, the game's cost (a slot's wall time per game less the runner's
     work, which a slot waits for at concurrency 1), the fraction ``runner / (runner + game)`` and Amdahl's
-    efficiency at 16 concurrent games from it, and the runner's own ceiling in games/s."""
+    efficiency at 16 concurrent games from it, and the runner's own ceiling in games/s.
+
+    On a loaded machine a difference can come out zero or negative (the noise of the small run exceeds what the
+    extra games cost): that figure is then the big run's own per-game average (one-time costs included, so an
+    upper bound), and ``fallback`` says so (1.0; 0.0 when both figures are differences)."""
     games = big1.games - small1.games
     runner = (big1.runner_cpu - small1.runner_cpu) / games
     writer = (big1.writer_cpu - small1.writer_cpu) / games
-    slot = (big1.wall - small1.wall) / games
-    game = max(slot - runner, 1e-9)
+    game = (big1.wall - small1.wall) / games - runner
+    fallback = runner <= 0 or writer < 0 or game <= 0
+    if fallback:
+        runner, writer = big1.runner_cpu / big1.games, big1.writer_cpu / big1.games
+        game = big1.wall / big1.games - runner
+    game = max(game, 1e-9)  # (the runner's CPU is part of the wall time it ran in: only a clock's rounding is left)
     serial = runner / (runner + game)
     return {"runner_cpu_ms_per_game": runner * 1e3, "writer_cpu_ms_per_game": writer * 1e3,
             "game_cost_ms": game * 1e3, "serial_fraction": serial,
             "amdahl_efficiency_16": amdahl_efficiency(serial, 16),
-            "runner_ceiling_games_per_s": 1 / runner if runner > 0 else float("inf")}
+            "runner_ceiling_games_per_s": 1 / runner if runner > 0 else float("inf"),
+            "fallback": 1.0 if fallback else 0.0}
 
 
 def sandboxed(quick: bool = False) -> Iterable[Record]:
@@ -183,7 +192,9 @@ def sandboxed(quick: bool = False) -> Iterable[Record]:
                     f"{figures['writer_cpu_ms_per_game']:.3f}; "
                     f"game {figures['game_cost_ms']:.1f} ms; serial fraction {figures['serial_fraction']:.2%}; Amdahl "
                     f"predicts {figures['amdahl_efficiency_16']:.0%} efficiency at 16 concurrent games; the runner "
-                    f"alone caps a league at {figures['runner_ceiling_games_per_s']:,.0f} games/s",
+                    f"alone caps a league at {figures['runner_ceiling_games_per_s']:,.0f} games/s"
+                    + ("; from the big run alone (the machine's noise swallowed the difference)"
+                       if figures["fallback"] else ""),
                details={**figures, "runner_cpu_ms_per_game_at_n": many["runner_cpu_ms_per_game"],
                         "writer_cpu_ms_per_game_at_n": many["writer_cpu_ms_per_game"], "concurrency_n": float(n)})
 
@@ -209,7 +220,7 @@ def run(quick: bool = False) -> Iterable[Record]:
 
 def ray_vs_local(small: LeagueConfig, big: LeagueConfig, quick: bool = False) -> Iterable[Record]:
     """The Ray backend on a real two-node cluster on this host (one CPU per node, started before the clock, its
-    own temp dirs, token authentication: :mod:`arena.ray_cluster`) against the local backend at the same
+    own temp dirs, token authentication: :mod:`arena.league.ray_cluster`) against the local backend at the same
     concurrency (2), measured alternately in one run: steady state (every one-time cost cancels) and the ms
     Ray adds to each game's slot, and end to end (a driver connecting to the running cluster)."""
     try:
@@ -219,7 +230,7 @@ def ray_vs_local(small: LeagueConfig, big: LeagueConfig, quick: bool = False) ->
         print("bench league: ray is not installed, skipping Ray vs local (pip install 'arena[ray]')", file=sys.stderr)
         return
     # optional: ray (checked above)
-    from arena.ray_backend import connect
+    from arena.league.ray_backend import connect
     n = 2
     with LocalCluster(nodes=2, cpus=1) as cluster:
         previous = {k: os.environ.get(k) for k in cluster.env}

@@ -26,14 +26,35 @@ def test_the_sandboxed_league_records_the_runner_s_cost_and_the_serial_fraction(
     d = cost.details
     assert d is not None and all(isinstance(v, float) and math.isfinite(v) for v in d.values())
     small, big = runs[0], runs[1]
-    assert d["runner_cpu_ms_per_game"] == pytest.approx((big.runner_cpu - small.runner_cpu) / 6 * 1e3)
-    assert d["writer_cpu_ms_per_game"] == pytest.approx((big.writer_cpu - small.writer_cpu) / 6 * 1e3)
-    assert d["game_cost_ms"] == pytest.approx((big.wall - small.wall) / 6 * 1e3 - d["runner_cpu_ms_per_game"])
+    figures = bench.serial_figures(small, big)  # the record reports the figures of the two concurrency-1 runs
+    assert {key: d[key] for key in figures} == figures
     r, g = d["runner_cpu_ms_per_game"], d["game_cost_ms"]
+    assert r > 0 and g > 0
     assert d["serial_fraction"] == pytest.approx(r / (r + g))
     s = d["serial_fraction"]
     assert d["amdahl_efficiency_16"] == pytest.approx(1 / (s + (1 - s) / 16) / 16)
     assert cost.value == d["runner_cpu_ms_per_game"] and cost.baseline_value == d["game_cost_ms"]
+
+
+def cost_of(games: int, runner: float, writer: float, wall: float) -> bench.RunnerCost:
+    return bench.RunnerCost(games=games, runner_cpu=runner, writer_cpu=writer, wall=wall)
+
+
+def test_the_serial_fraction_comes_from_differences_so_one_time_costs_cancel() -> None:
+    # 6 games then 12: start-up 1 s of wall and 0.1 s of runner CPU in both; each game 20 ms of wall, 1 ms runner
+    d = bench.serial_figures(cost_of(6, 0.106, 0.012, 1.12), cost_of(12, 0.112, 0.018, 1.24))
+    assert d["fallback"] == 0.0
+    assert d["runner_cpu_ms_per_game"] == pytest.approx(1.0) and d["writer_cpu_ms_per_game"] == pytest.approx(1.0)
+    assert d["game_cost_ms"] == pytest.approx(19.0) and d["serial_fraction"] == pytest.approx(1 / 20)
+
+
+def test_a_difference_lost_in_noise_falls_back_to_the_big_run_s_average_and_says_so() -> None:
+    # the loaded machine made the small run slower than the big one: the wall difference is negative
+    d = bench.serial_figures(cost_of(6, 0.106, 0.012, 1.60), cost_of(12, 0.112, 0.018, 1.24))
+    assert d["fallback"] == 1.0
+    assert d["runner_cpu_ms_per_game"] == pytest.approx(0.112 / 12 * 1e3)
+    assert d["game_cost_ms"] == pytest.approx((1.24 - 0.112) / 12 * 1e3)
+    assert 0 < d["serial_fraction"] < 1
 
 
 def test_amdahl_s_law() -> None:
