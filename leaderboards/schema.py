@@ -187,7 +187,7 @@ FLUSH = 10_000
 RATING_FIELDS = ("mu", "sigma", "games", "wins", "draws", "losses", *COUNTERS)
 """The columns of ``ratings`` that hold a :class:`leaderboards.ratings.BotRating`: one counter per failure reason of
 :class:`arena.results.outcome.Termination` (the ``CREATE TABLE ratings`` above lists them as shipped: a new reason is a
-migration; tests/arena/test_termination_vocabulary.py checks the two agree)."""
+migration; tests/arena/results/test_termination_vocabulary.py checks the two agree)."""
 
 
 @dataclass

@@ -3,7 +3,7 @@
 With the file, the store is found the way ``arena league run`` finds it (``--db``, else the file's
 ``database``, else arena.sqlite in the current directory), so ``arena leaderboard --league course.toml`` works
 whatever ``database`` the file sets. Used by every command that reads a store: ``leaderboard``, ``tui``,
-``export``, ``report``, ``replay``, ``submit`` and ``league release`` (tests/arena/test_league_file_everywhere.py
+``export``, ``report``, ``replay``, ``submit`` and ``league release`` (tests/arena/league/test_league_file_everywhere.py
 checks that each command with ``--db`` has this ``--league``).
 """
 from __future__ import annotations

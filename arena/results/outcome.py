@@ -28,7 +28,8 @@ class Termination(StrEnum):
     PROTOCOL = "protocol"
 
     # A new reason is this one line (and, being a failure, a store migration for its counter column: the test
-    # tests/arena/test_termination_vocabulary.py says so); every list, counter, column and label derives from here.
+    # tests/arena/results/test_termination_vocabulary.py says so); every list, counter, column and label derives
+    # from here.
 
     @property
     def forfeit(self) -> bool:

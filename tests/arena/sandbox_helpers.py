@@ -99,7 +99,7 @@ def assert_nothing_left(record: GameRecord, before: Collection[int] = ()) -> Non
 
 
 # A hostile test is about the bot, not about a loaded machine: a game the referee abandoned because other work
-# starved the bot (tests/arena/test_time_fairness.py covers that rule) is played again, at most this many times.
+# starved the bot (tests/arena/referee/test_time_fairness.py covers that rule) is played again, at most this many times.
 OVERLOAD_ATTEMPTS = 3
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.arena.test_report import browser
+from tests.arena.output.test_report import browser
 from tests.server.support import PLAIN, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")

@@ -66,7 +66,7 @@ def _on_a_terminal(cmd: list[str], cwd, columns: int) -> tuple[int, str]:
 
 def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
     """On an 80-column terminal the table fits it and still keeps every name and number whole (off a terminal
-    it is printed whole at any width: tests/arena/test_output_fits.py)."""
+    it is printed whole at any width: tests/arena/output/test_output_fits.py)."""
     write(tmp_path / "carol_the_long_named_bot.py", """
         class Bot:
             def __init__(self, game, seat, seed):

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOBODY = 65534
 # The sandbox's tests: every hostile bot, lifetimes, kernel facts, snapshots, the referee.
-SANDBOX_TESTS = ["tests/arena/test_sandbox_hostile.py", "tests/arena/test_sandbox_lifetime.py",
-                 "tests/arena/test_sandbox_kernel.py", "tests/arena/test_sandbox_startup.py",
-                 "tests/arena/test_sandbox_close.py", "tests/arena/test_bot_snapshots.py",
-                 "tests/arena/test_snapshot.py", "tests/arena/test_referee.py",
-                 "tests/arena/test_covert_channels.py", "tests/arena/test_sandbox_inheritance.py",
-                 "tests/arena/test_freeze.py", "tests/arena/test_referee_cost.py"]
+SANDBOX_TESTS = ["tests/arena/sandbox/test_sandbox_hostile.py", "tests/arena/sandbox/test_sandbox_lifetime.py",
+                 "tests/arena/sandbox/test_sandbox_kernel.py", "tests/arena/sandbox/test_sandbox_startup.py",
+                 "tests/arena/sandbox/test_sandbox_close.py", "tests/arena/submissions/test_bot_snapshots.py",
+                 "tests/arena/submissions/test_snapshot.py", "tests/arena/referee/test_referee.py",
+                 "tests/arena/sandbox/test_covert_channels.py", "tests/arena/sandbox/test_sandbox_inheritance.py",
+                 "tests/arena/sandbox/test_freeze.py", "tests/arena/referee/test_referee_cost.py"]
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="needs root to start processes as another user"),
               pytest.mark.skipif(not (shutil.which("setpriv") and shutil.which("unshare")),

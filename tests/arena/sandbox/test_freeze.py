@@ -75,10 +75,10 @@ def test_a_bot_in_a_long_system_call_does_not_run_on_its_opponents_time(tmp_path
     charged the CPU it took after its move or fails (timeout)."""
     attacker, victim = place("frozen_reader", tmp_path), place("wall_spinner", tmp_path)
     cpu = min(os.sched_getaffinity(0))
-    code = (f"import json; from tests.arena.test_freeze import duel; "
+    code = (f"import json; from tests.arena.sandbox.test_freeze import duel; "
             f"print(json.dumps(duel({attacker!r}, {victim!r}, {cpu})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
     assert out.returncode == 0, out.stderr[-3000:]
     best = json.loads(out.stdout.strip().splitlines()[-1])
     print(best)

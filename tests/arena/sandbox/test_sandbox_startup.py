@@ -9,7 +9,7 @@ import sys
 
 def test_preload_imports_every_game_and_builtin_bot():
     # A fresh interpreter, so the modules cannot have been imported by another test. One fixed set, whoever plays
-    # (tests/arena/test_sandbox_inheritance.py plays the games).
+    # (tests/arena/sandbox/test_sandbox_inheritance.py plays the games).
     code = ("import sys; from arena.sandbox import zygote; from bots.registry import bot_class, bot_names; "
             "zygote._preload(); "
             "print(all(bot_class(n)[0].__module__ in sys.modules for n in bot_names()), "

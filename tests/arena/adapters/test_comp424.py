@@ -20,7 +20,7 @@ from games.colosseum.arrays import chess_board
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "comp424"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "comp424"
 CHECKOUT, HANDIN = FIXTURES / "checkout", FIXTURES / "handin"
 
 pytestmark = pytest.mark.xdist_group("comp424")

@@ -34,7 +34,7 @@ from arena.league.ray_cluster import LocalCluster  # noqa: E402 - needs ray
 pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 ARENA = str(Path(sys.executable).parent / "arena")  # the console script: the cwd is not on the driver's sys.path
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parents[1] / "hostile"
 
 FILE_BOTS = """
 [[bots]]

@@ -46,7 +46,7 @@ def test_random_vs_random_record_is_complete():
 
 def test_games_are_reproducible_from_the_seed_and_chance_key():
     from arena.referee.chance import new_key
-    key = new_key()  # the secret keys the bots' seeds too (tests/arena/test_chance_secrecy.py)
+    key = new_key()  # the secret keys the bots' seeds too (tests/arena/referee/test_chance_secrecy.py)
     a = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
     b = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
     c = play_game("nim", ["random", "random"], 12, LIMITS, chance_key=key)
@@ -256,7 +256,7 @@ def test_bots_die_with_the_referee(tmp_path):
 
     from tests.arena.sandbox_helpers import processes_of
     bot = place("sleeper", tmp_path)
-    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r})\n"
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parents[3])!r})\n"
               "from arena.referee.sandboxed import play_game\nfrom arena.limits import Limits\n"
               f"play_game('nim', [{bot!r}, 'random'], 1, Limits(move_time=60, first_move_time=60))\n")
     referee = subprocess.Popen([sys.executable, "-c", script])

@@ -15,7 +15,7 @@ from arena.adapters.comp424_names import ENTRY
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "comp424"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "comp424"
 
 pytestmark = pytest.mark.xdist_group("shown_true")
 

@@ -13,7 +13,7 @@ import pytest
 import arena as arena_pkg
 from tests.leaderboards.support import arena, write
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "comp424"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "comp424"
 CHECKOUT = FIXTURES / "checkout"
 INSTALL = os.path.dirname(os.path.dirname(os.path.abspath(arena_pkg.__file__)))
 

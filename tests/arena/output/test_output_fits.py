@@ -9,7 +9,7 @@ import pytest
 
 from tests.leaderboards.support import arena, write
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIRST_LEGAL = """
 class Bot:
     def __init__(self, game, seat, seed):

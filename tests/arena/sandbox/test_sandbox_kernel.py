@@ -75,7 +75,7 @@ def test_the_filter_denies_by_default_on_both_architectures(machine):
     assert decide("ioctl", 1, 0x5412) == seccomp.RET_ERRNO | errno.ENOTTY
     assert decide("prlimit64", 0) == seccomp.RET_ALLOW and decide("prlimit64", 1) != seccomp.RET_ALLOW
     assert decide("sched_setaffinity") == seccomp.RET_ALLOW
-    # Kernel state two bots share (tests/arena/test_covert_channels.py plays the attacks): locks, leases,
+    # Kernel state two bots share (tests/arena/sandbox/test_covert_channels.py plays the attacks): locks, leases,
     # notifications, shared futex keys, read-ahead and residency probes, machine-wide counters.
     assert decide("fcntl", 3, 1) == decide("fcntl", 3, 4) == decide("fcntl", 3, 1030) == seccomp.RET_ALLOW
     for cmd in (5, 6, 7, 36, 37, 38, 1024, 1026, 8, 10):  # F_GETLK F_SETLK F_SETLKW F_OFD_* LEASE NOTIFY OWN SIG

@@ -236,7 +236,7 @@ def test_without_seccomp_no_shell_exists_to_run(tmp_path, no_seccomp):
 
 def test_a_one_file_bot_sees_only_its_own_file(tmp_path):
     """Every submission in one folder: a one-file bot's snapshot is that file, so it cannot read its neighbours
-    (not even a file beside it that is no bot; disguised neighbours: tests/arena/test_bot_snapshots.py)."""
+    (not even a file beside it that is no bot; disguised neighbours: tests/arena/submissions/test_bot_snapshots.py)."""
     secret = f"CANARY-{uuid.uuid4()}"
     bot = place("read_canary", tmp_path)
     folder = os.path.dirname(bot)

@@ -10,7 +10,7 @@ import pytest
 
 from arena.output.pages import environment
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = "</p><script>alert(1)</script>\x1b[2J\u202e"
 
 

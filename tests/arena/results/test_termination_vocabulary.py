@@ -23,7 +23,7 @@ from arena.results.outcome import COUNTERS, FAILURES, SEAT_TERMINATIONS, Termina
 from leaderboards import ratings, schema
 from leaderboards.ratings import BotRating, RatedGame, Rater
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCANNED = ("arena", "leaderboards", "games", "bots")
 HOME = ROOT / "arena" / "results" / "outcome.py"
 """The one place the reasons are listed."""
