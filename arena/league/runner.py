@@ -74,6 +74,8 @@ class RunSummary:
     waiting: int = 0
     """Scheduled games of bots that entered while the run went on (``arena submit``): a run plays the schedule it
     planned at its start, so these wait for the next run."""
+    yielded: bool = False
+    """The run stopped starting games because a bot entered (``arena serve``'s passes): the next one plans them."""
 
 
 class Backend(Protocol):
@@ -213,8 +215,10 @@ def run_league(config: LeagueConfig, *, db: str | os.PathLike[str] | None = None
 
 def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary, n: int, backend: str,
          address: str | None, progress: Callable[[int, int, Task, TaskResult], None] | None,
-         on_start: Callable[[RunSummary], None] | None = None) -> None:
-    """run_league's work once the store is locked, checked and open; fills in ``summary``."""
+         on_start: Callable[[RunSummary], None] | None = None, yield_to: threading.Event | None = None) -> None:
+    """run_league's work once the store is locked, checked and open; fills in ``summary``. Once ``yield_to`` is set
+    (``arena serve``: a bot was entered) no further game starts: the games in flight are stored and the run ends
+    early (``summary.yielded``), so that the next run plans the newcomer's games."""
     existing = store.league(config.name)
     if existing is not None and existing.config.get("seed", config.seed) != config.seed:
         raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
@@ -249,7 +253,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     chosen = _make_backend(backend, n, summary.database, address) if todo else None
     try:
         while todo:
-            runner = _Writer(store, league.id, config, bots, todo, summary, progress)
+            runner = _Writer(store, league.id, config, bots, todo, summary, progress, yield_to)
             assert chosen is not None  # made above whenever there is a batch to play
             try:
                 runner.drain(chosen)
@@ -319,8 +323,10 @@ class _Writer:
 
     def __init__(self, store: Store, league_id: int, config: LeagueConfig, bots: dict[int, Bot],
                  todo: list[Fixture], summary: RunSummary,
-                 progress: Callable[[int, int, Task, TaskResult], None] | None) -> None:
+                 progress: Callable[[int, int, Task, TaskResult], None] | None,
+                 yield_to: threading.Event | None = None) -> None:
         self.store, self.league_id, self.config, self.bots = store, league_id, config, bots
+        self.yield_to = yield_to
         self.todo, self.summary, self.progress = todo, summary, progress
         self.finished: set[str] = set()  # stored, skipped or failed at or past todo[low]: no longer blocks rating
         self.low = 0  # todo[low] is the first fixture that may still be outstanding
@@ -337,6 +343,9 @@ class _Writer:
 
     def tasks(self) -> Iterator[Task]:
         for fixture in self.todo:
+            if self.yield_to is not None and self.yield_to.is_set():
+                self.summary.yielded = True  # (the backend finishes what it was given; nothing more starts)
+                return
             if any(b in self.on_probation for b in fixture.seats):
                 self.summary.skipped += 1
                 self.finished.add(fixture.key)

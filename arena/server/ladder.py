@@ -9,10 +9,11 @@ Two loops share the store (each with its own connection; SQLite's WAL lets the w
   old version retired). A refused bot is never entered, so it never plays.
 - :func:`run_ladder` (the main thread, under the store's runner lock like ``arena league run``): passes of the
   league runner (:func:`arena.league.runner._run`), each playing the league's schedule for the bots entered
-  so far, i.e. only the games still missing. A pass ends when its games are played; the next one starts when a
-  bot was entered or withdrawn. The schedule's keys never change when bots are added (a new bot only adds
-  tables), the store takes a key once, so a submission while games are in flight loses and doubles nothing,
-  and a killed server's next start plays exactly the missing games.
+  so far, i.e. only the games still missing. A pass ends when its games are played, or early when a bot is
+  entered (no new game starts, those in flight are stored); the next one starts when a bot was entered or
+  withdrawn, and plays the newcomer's first-round games first (keys sort round first). The schedule's keys never
+  change when bots are added (a new bot only adds tables), the store takes a key once, so a submission while games
+  are in flight loses and doubles nothing, and a killed server's next start plays exactly the missing games.
 """
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
-                league_runner._run(store, config, snapshots, summary, n, "local", None, None)
+                league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
                 if summary.interrupted:
                     break
                 unplayed = summary.errors + summary.overloaded

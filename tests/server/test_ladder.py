@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from arena.league import load_config
-from arena.league_runner import plan
+from arena.league.config import load_config
+from arena.league.runner import plan
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 from tests.server.support import ARENA, LEAGUE, PLAIN, Client, Server, accounts, make_league, wait_idle
@@ -149,3 +149,34 @@ def test_deadline_rate_and_private_leaderboard(tmp_path):
             assert len(acc.submissions(store, 1)) == 2
     finally:
         server.stop()
+
+
+def test_a_pass_yields_to_a_newly_accepted_bot(tmp_path):
+    """A long pass (thousands of random-vs-greedy games) is under way when alice's bot is accepted: her games start
+    before that pass would have ended (the pass stops taking new games, finishes those in flight, and the next one
+    plays her round-0 games first: keys sort round first)."""
+    scheduled = 3000
+    make_league(tmp_path, LEAGUE.replace("games_per_pairing = 2", f"games_per_pairing = {scheduled}"))
+    tokens = accounts(tmp_path, "alice")
+    server = Server(tmp_path).start()
+    try:
+        c = Client(server.base)
+        with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:  # the long pass is playing
+            deadline = time.time() + 60
+            while store.count_games(1) < 20 and time.time() < deadline:
+                time.sleep(0.05)
+        sid = c.submit_api(tokens["alice"], "alice.py", PLAIN.encode())[1]["id"]
+        doc = c.wait(tokens["alice"], sid, {"accepted", "refused"})
+        assert doc["status"] == "accepted", doc
+        with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:
+            alice = store.current_bot(1, "alice")
+            assert alice is not None
+            deadline = time.time() + 120
+            while not store.games(1, bot_id=alice.id, limit=1) and time.time() < deadline:
+                time.sleep(0.05)
+            assert store.games(1, bot_id=alice.id, limit=1), "alice never played"
+            first = min(g.id for g in store.games(1, bot_id=alice.id))  # (ids grow in the order games are stored)
+            before_her_first = sum(1 for g in store.games(1) if g.id < first)
+        assert before_her_first < scheduled, "the pass played every old game before alice's first"
+    finally:
+        assert server.stop() == 143
