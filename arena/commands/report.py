@@ -14,7 +14,6 @@ sets data with ``textContent`` only (docs/architecture.md, "Untrusted text").
 """
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from importlib import resources
@@ -22,13 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import click
+from markupsafe import Markup
 
-import games as games_pkg
-from arena.commands.export import iso, last_line
+from arena.commands.export import iso
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
+from arena.league.config import stored_move_time
+from arena.output import pictures
 from arena.output.pages import render
 from arena.output.publish import FolderWriter
+from arena.output.replays import replay as game_replay
+from arena.output.replays import script_json
 from arena.output.views import (
     BotFacts,
     GameEntry,
@@ -36,100 +39,15 @@ from arena.output.views import (
     Standing,
     bot_facts,
     head_to_head,
-    result_text,
     standings,
 )
-from arena.results.moves import OPENING, Movers, failure_move
-from arena.text import dumps, shown
+from arena.text import shown
 from leaderboards.store import Store, StoredGame
 
 CHUNK = 100
 """Games per data file of the replay viewer."""
 TRACEBACK_LINES = 12
 """Lines of a failure's detail (the tail of the bot's traceback) on its bot page."""
-
-
-def script_json(value: Any) -> str:
-    """JSON safe inside a ``<script>`` element: ASCII only (so U+2028/U+2029 are escapes, as are all controls) and
-    no ``</`` or ``<!--`` that could end the element or open a comment."""
-    out = dumps(value)
-    return out.replace("</", "<\\/").replace("<!--", "<\\!--").replace("\u2028", "\\u2028").replace("\u2029",
-                                                                                                      "\\u2029")
-
-
-@functools.lru_cache(maxsize=256)
-def css_classes(style: str) -> str:
-    """The report.css classes of a Rich style string of a game's board: ``fg-red``, ``bg-yellow``, ``b`` (bold),
-    ``u`` (underline). Only names this code makes (colour names are Rich's: letters, digits, ``_``); grey (what
-    is empty) is left plain, which keeps the data files small."""
-    from rich.style import Style  # start-up: rich only when boards are drawn
-    parsed = Style.parse(style)
-    out = []
-    for prefix, colour in (("fg-", parsed.color), ("bg-", parsed.bgcolor)):
-        if colour is not None and colour.name.replace("_", "").isalnum() and not colour.name.startswith("grey"):
-            out.append(prefix + colour.name)
-    if out:
-        out += [name for name, on in (("b", parsed.bold), ("u", parsed.underline)) if on]
-    elif parsed.underline:
-        out.append("u")
-    return " ".join(out)
-
-
-def board_runs(game: Any, state: Any, names: list[str], last: dict[str, Any] | None) -> list[list[str]] | str:
-    """The game's own board, as the dashboard draws it (``Game.render_board``: Hex with its coordinates and its
-    edges in the players' colours), as runs of [text, css classes] that the viewer sets with ``textContent`` and
-    ``className``; plain ``str(state)`` when the game draws no board of its own (or it fails). Spaces join the
-    run before them (they look the same in any colour but a background's)."""
-    obs = dict(state.observation())
-    if last is not None:  # what a replay adds: the board marks what the last move changed (games.board.LAST)
-        obs.update(last)
-    try:
-        drawn = game.render_board(obs, names)
-        plain, spans = drawn.plain, drawn.spans
-    except Exception:  # noqa: BLE001 - a board that cannot be drawn still shows as text
-        return str(state)
-    classes = [""] * len(plain)
-    for span in spans:  # later spans win, as Rich combines them
-        cls = css_classes(str(span.style))
-        if cls:
-            for k in range(span.start, min(span.end, len(plain))):
-                classes[k] = cls
-    runs: list[list[str]] = []
-    for ch, cls in zip(plain, classes):
-        if runs and (cls == runs[-1][1] or (ch == " " and not cls and "bg-" not in runs[-1][1]
-                                            and "u" not in runs[-1][1].split())):
-            runs[-1][0] += ch
-        else:
-            runs.append([ch, cls])
-    return runs
-
-
-def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The board before the first action and after each one, with who moved, the move and its time (None when
-    the game cannot be loaded: a game spec this arena no longer has)."""
-    try:
-        game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
-        state = game.new_initial_state()
-        names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
-        out: list[dict[str, Any]] = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start",
-                                      "ms": None}]
-        movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/results/moves.py
-        for i, action in enumerate(g.history):
-            seat = state.current_player()
-            try:
-                move = state.action_to_string(action)
-            except Exception:  # noqa: BLE001 - an odd stored action still shows
-                move = str(action)
-            kind = movers.next(i, seat)
-            ms = round(1000 * g.wall_times[kind], 1) if isinstance(kind, int) and kind < len(g.wall_times) else None
-            state.apply_action(action)
-            last = {"last_action": action, "last_player": seat, "last_move": move}
-            out.append({"board": board_runs(game, state, names, last),
-                        "seat": seat if isinstance(kind, int) else None, "move": move, "ms": ms,
-                        **({"opening": True} if kind == OPENING else {})})
-        return out
-    except Exception:  # noqa: BLE001 - the report still lists the game, without frames
-        return None
 
 
 def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFacts], list[GameEntry],
@@ -145,30 +63,31 @@ def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFa
     def replay(g: StoredGame) -> None:
         nonlocal seen
         seen += 1
-        if seen <= first_replayed:
-            return
-        drawn = frames(g, cache)
-        if drawn is not None:
-            shown_replays[g.id] = {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns,
-                                   "terminations": g.terminations, "result": result_text(g),
-                                   "failures": [{"seat": x["seat"], "reason": x["reason"], "move": failure_move(x),
-                                                 "detail": last_line(x.get("detail", ""))} for x in g.failures],
-                                   "frames": drawn}
+        if seen > first_replayed and (drawn := game_replay(g, cache)) is not None:
+            shown_replays[g.id] = drawn
 
     facts, listing = bot_facts(store.iter_games(league_id), replay)
     return facts, listing, shown_replays
 
 
 # -- pages (arena/output/templates/report_*.html) ----------------------------------------------------------------------
-def index_page(league: str, rows: Sequence[Standing], total: int, replayed: int) -> str:
+def bot_file(bot_id: int) -> str:
+    """A bot page's file, named by the bot's id, never its name (names are untrusted: ../x, /etc/x)."""
+    return f"bot-{int(bot_id)}.html"
+
+
+def index_page(league: str, rows: Sequence[Standing], cells: Sequence[H2HCell], total: int, replayed: int) -> str:
     return render("report_index.html", root="", scripts=(), league=league, rows=rows, total=total,
-                  replayed=replayed)
+                  replayed=replayed, bot_href=lambda r: f"bots/{bot_file(r.bot_id)}",
+                  matrix=pictures.matrix_figure(rows, cells))
 
 
-def bot_page(league: str, r: Standing, f: BotFacts, cells: Sequence[H2HCell], replayed: set[int]) -> str:
+def bot_page(league: str, r: Standing, f: BotFacts, cells: Sequence[H2HCell], replayed: set[int],
+             figures: Markup) -> str:
     return render("report_bot.html", root="../", scripts=(), league=league, r=r, facts=f,
                   cells=[c for c in cells if c.bot_id == r.bot_id and c.games], slowest=f.slowest,
-                  replayed=replayed, traceback_lines=TRACEBACK_LINES)
+                  game_href=lambda game_id: f"../replay.html#game={game_id}" if game_id in replayed else "",
+                  traceback_lines=TRACEBACK_LINES, figures=figures)
 
 
 def replay_page(league: str) -> str:
@@ -190,10 +109,12 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
         for name in ("report.css", "replay.js"):
             files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
         total = store.count_games(lg.id)
-        files.write("index.html", index_page(lg.name, rows, total, len(replayed)))
-        for r in rows:  # named by the bot's id, never its name (names are untrusted: ../x, /etc/x)
-            files.write(f"bots/bot-{int(r.bot_id)}.html",
-                        bot_page(lg.name, r, facts.get(r.bot_id, BotFacts()), cells, replayed))
+        files.write("index.html", index_page(lg.name, rows, cells, total, len(replayed)))
+        history, limit = pictures.histories(store, lg.id), stored_move_time(lg.config)
+        for r in rows:
+            figures = pictures.bot_figures(history.get(r.bot_id, []), pictures.bot_move_times(store, r.bot_id), limit)
+            files.write(f"bots/{bot_file(r.bot_id)}",
+                        bot_page(lg.name, r, facts.get(r.bot_id, BotFacts()), cells, replayed, figures))
         files.write("replay.html", replay_page(lg.name))
         # the list of games (newest first) and one data file per CHUNK replays: loaded by <script>, never fetch()
         # (the n-th replayed game, oldest first, is in data file n // CHUNK)

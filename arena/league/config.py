@@ -130,6 +130,14 @@ class LeagueConfig:
                 **({"schedule": self.schedule, "stop": self.stop} if self.schedule != "full" else {})}
 
 
+def stored_move_time(config: dict[str, Any]) -> float:
+    """The move time limit of a stored league config (:meth:`LeagueConfig.to_dict`); the default when unreadable."""
+    try:
+        return Limits.from_dict(config.get("limits", {})).move_time
+    except (ConfigError, AttributeError):
+        return Limits().move_time
+
+
 def stored_relaxed(config: dict[str, Any]) -> list[str]:
     """What a stored league config (:meth:`LeagueConfig.to_dict`) says about a relaxed sandbox; a league stored
     before it was recorded: what its limits say."""

@@ -1,13 +1,17 @@
 """Inline SVG pictures (no script, nothing from elsewhere): a bot's rating over time with its interval band, the
 head-to-head as a colour matrix, a bot's move times against its limit. Every text in them (bot names) is
-HTML-escaped here; numbers are formatted by us, so the markup is safe to embed as is. Used by `arena serve`'s
-pages and by `arena report`."""
+HTML-escaped here; numbers are formatted by us, so the markup is safe to embed as is (the figures come as
+:class:`markupsafe.Markup`, which the templates' autoescape leaves alone). Drawn from :mod:`arena.output.views`' typed
+rows, on `arena serve`'s pages and `arena report`'s alike."""
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
 from typing import Any
 
+from markupsafe import Markup
+
+from arena.output.views import H2HCell, Standing
 from arena.text import shown
 
 
@@ -38,7 +42,7 @@ def rating_history(points: Sequence[tuple[float, float]], *, width: int = 480, h
             f'<text x="8" y="12" font-size="10">{hi:.1f}</text></svg>')
 
 
-def h2h_matrix(names: Sequence[str], cells: Sequence[dict[str, Any]], *, cell: int = 22) -> str:
+def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 22) -> str:
     """Rows beat columns: red (loses) to green (wins) by the row's score rate; grey when they have not met."""
     index = {n: i for i, n in enumerate(names)}
     pad = 8 + 7 * min(max((len(n) for n in names), default=1), 24)
@@ -51,13 +55,13 @@ def h2h_matrix(names: Sequence[str], cells: Sequence[dict[str, Any]], *, cell: i
         parts.append(f'<text x="{pad + cell * i + cell * 0.7:.0f}" y="{pad - 4}" font-size="11" '
                      f'transform="rotate(-60 {pad + cell * i + cell * 0.7:.0f} {pad - 4})">{_t(n[:24])}</text>')
     for c in cells:
-        if c["bot"] not in index or c["opponent"] not in index:
+        if c.bot not in index or c.opponent not in index:
             continue
-        r, k = index[c["bot"]], index[c["opponent"]]
-        rate = c.get("win_rate")
+        r, k = index[c.bot], index[c.opponent]
+        rate = c.win_rate
         fill = "#dddddd" if rate is None else f"rgb({int(230 * (1 - rate)) + 20},{int(200 * rate) + 30},60)"
-        title = (f"{_t(c['bot'])} vs {_t(c['opponent'])}: not met" if rate is None else
-                 f"{_t(c['bot'])} vs {_t(c['opponent'])}: {c['wins']}-{c['draws']}-{c['losses']} ({rate:.0%})")
+        title = (f"{_t(c.bot)} vs {_t(c.opponent)}: not met" if rate is None else
+                 f"{_t(c.bot)} vs {_t(c.opponent)}: {c.wins}-{c.draws}-{c.losses} ({rate:.0%})")
         parts.append(f'<rect x="{pad + cell * k}" y="{pad + cell * r}" width="{cell - 1}" height="{cell - 1}" '
                      f'fill="{fill}"><title>{title}</title></rect>')
     parts.append("</svg>")
@@ -96,16 +100,16 @@ def bot_move_times(store: Any, bot_id: int, games: int = 50) -> list[float]:
             if s < len(m.seats) and m.seats[s] == bot_id]
 
 
-def bot_figures(history: Sequence[tuple[float, float]], times: Sequence[float], limit: float) -> str:
+def bot_figures(history: Sequence[tuple[float, float]], times: Sequence[float], limit: float) -> Markup:
     """A bot page's two pictures with their headings (HTML)."""
-    return (f"<h2>Rating over time</h2>{rating_history(history)}"
-            f"<h2>Move times</h2>{move_times(list(times)[-300:], limit)}")
+    return Markup(f"<h2>Rating over time</h2>{rating_history(history)}"  # (every text in them escaped by _t)
+                  f"<h2>Move times</h2>{move_times(list(times)[-300:], limit)}")
 
 
-def matrix_figure(rows: Sequence[dict[str, Any]], cells: Sequence[dict[str, Any]], top: int = 30) -> str:
+def matrix_figure(rows: Sequence[Standing], cells: Sequence[H2HCell], top: int = 30) -> Markup:
     """The leaderboard's head-to-head matrix of its first ``top`` bots, with its heading (HTML)."""
-    names = [r["bot"] for r in rows][:top]
+    names = [r.bot for r in rows][:top]
     if not names:
-        return ""
-    return (f"<h2>Head to head</h2><p>Each row's score rate against each column (green: wins).</p>"
-            f"{h2h_matrix(names, cells)}")
+        return Markup("")
+    return Markup("<h2>Head to head</h2><p>Each row's score rate against each column (green: wins).</p>"
+                  f"{h2h_matrix(names, cells)}")

@@ -120,7 +120,7 @@ def stored_hex_game():
 def test_the_html_hex_board_has_coordinates_and_edge_colours():
     """The report's replay page drew Hex as str(state): no column letters, no row numbers, no colours; it
     draws the game's own board (as the dashboard does), as runs of text with their colours."""
-    from arena.commands.report import frames
+    from arena.output.replays import frames
     out = frames(stored_hex_game(), {})
     assert out is not None and len(out) == 4
     runs = out[-1]["board"]

@@ -199,8 +199,16 @@ def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
         names = [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows]
         assert names[0] == "greedy" and HOSTILE in names and len(names) >= 4
         assert b.execute_script("return window.pwned === undefined")  # the name stayed text
+        matrix = b.find_element(By.CSS_SELECTOR, "svg.h2h")  # the head-to-head as a colour matrix, drawn
+        assert matrix.size["width"] > 100 and len(matrix.find_elements(By.TAG_NAME, "rect")) >= 4 * 3
+        labels = [t.get_attribute("textContent") for t in matrix.find_elements(By.TAG_NAME, "text")]
+        assert HOSTILE[:24] in labels  # (names cut at 24 characters), as text
         b.find_element(By.LINK_TEXT, HOSTILE).click()
         assert "third move trouble" in b.find_element(By.CLASS_NAME, "failure").text
+        pictures = b.find_elements(By.CSS_SELECTOR, "svg.pic")  # its rating over time and its move times
+        assert len(pictures) == 2 and all(p.size["height"] > 50 for p in pictures), [p.size for p in pictures]
+        assert b.find_elements(By.CSS_SELECTOR, "svg.moves rect")  # a bar per move
+        assert b.execute_script("return window.pwned === undefined")
         link = b.find_element(By.CSS_SELECTOR, ".failure a")
         game_id = link.text
         link.click()  # to the replay of the failed game
