@@ -5,9 +5,11 @@ engine), the API for scripts, and the organiser's pages. Private data (a submiss
 traceback, an account's pages) answers only its owner: anyone else gets 404 (the same answer as for an id that
 does not exist, so ids and names cannot be probed); organiser pages answer 404 to other accounts.
 
-Every response carries a Content-Security-Policy without inline script (there is no script at all: the pictures
-are inline SVG drawn here), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
-``X-Frame-Options: DENY``.
+The leaderboard, bot and game pages render :mod:`arena.output.views`' typed rows through the same macros as
+``arena report`` (``arena/output/templates/results.html``), with the same pictures (inline SVG) and, on a game's
+page, the report's replay viewer (``replay.js``, served from this origin with the game's data as a script of its
+own). Every response carries a Content-Security-Policy without inline script (``script-src 'self'``: only those
+two files), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY``.
 """
 from __future__ import annotations
 
@@ -33,7 +35,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.league.config import LeagueConfig
 from arena.output import pictures
-from arena.output.views import document
+from arena.output.pages import Block, escaping_environment
+from arena.output.replays import replay, script_json
+from arena.output.views import BotFacts, bot_facts, document, leaderboard
 from arena.server import auth
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.duplicates import twins
@@ -42,8 +46,8 @@ from arena.text import dumps, shown
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 
-CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
-       "base-uri 'none'")
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
 FORM_SLACK = 64 * 1024
@@ -114,9 +118,11 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-_templates = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True,
-                                undefined=jinja2.StrictUndefined)
-_templates.filters["shown"] = lambda v, lines=False: shown(v, lines=lines)
+# The server's pages and arena report's templates (results.html: the macros both render results with), escaping
+# every value as the report does (arena.output.pages).
+_templates = escaping_environment(jinja2.ChoiceLoader([jinja2.PackageLoader("arena.server", "templates"),
+                                                       jinja2.PackageLoader("arena.output", "templates")]))
+_templates.filters["shown"] = lambda v, lines=False: Block(shown(v, lines=True)) if lines else shown(v)
 _templates.filters["when"] = lambda t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC") \
     if t else ""
 
@@ -244,41 +250,50 @@ def create_app(site: Site) -> ASGIApp:
     def leaderboard_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
-        lg = store.find_league(site.config.name)
-        doc = document(store, lg, h2h=True)
-        return page("leaderboard.html", v, site, doc=doc, matrix=pictures.matrix_figure(doc["bots"],
-                                                                                        doc["head_to_head"]))
+        board = leaderboard(store, store.find_league(site.config.name), h2h=True)
+        return page("leaderboard.html", v, site, board=board, bot_href=lambda r: f"/bots/{int(r.bot_id)}",
+                    matrix=pictures.matrix_figure(board.rows, board.cells or []))
 
     def bot_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
-        doc = document(store, lg, include_retired=True)
-        row = next((r for r in doc["bots"] if r["bot_id"] == request.path_params["bot_id"]), None)
+        board = leaderboard(store, lg, include_retired=True)
+        row = next((r for r in board.rows if r.bot_id == request.path_params["bot_id"]), None)
         if row is None:
             return not_found(v, site)
-        games = store.games(lg.id, order="recent", limit=50, bot_id=row["bot_id"])
-        figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row["bot_id"], []),
-                                       pictures.bot_move_times(store, row["bot_id"]), site.config.limits.move_time)
-        return page("bot.html", v, site, row=row, games=games, figures=figures)
+        recent = reversed(store.games(lg.id, order="recent", limit=50, bot_id=row.bot_id))  # (oldest first)
+        facts = bot_facts(recent)[0].get(row.bot_id, BotFacts())  # (its games only: tracebacks are not shown here)
+        figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row.bot_id, []),
+                                       pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time)
+        return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures,
+                    game_href=lambda game_id: f"/games/{int(game_id)}")
+
+    def league_game(request: Request, store: Store) -> Any:
+        """The game of the path, or None when it is not one of this league's."""
+        g = store.game(int(request.path_params["game_id"]))
+        return g if g is not None and g.league_id == store.find_league(site.config.name).id else None
 
     def game_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
-        lg = store.find_league(site.config.name)
-        g = store.game(int(request.path_params["game_id"]))
-        if g is None or g.league_id != lg.id:
+        g = league_game(request, store)
+        if g is None:
             return not_found(v, site)
-        import games as games_pkg  # start-up: the games package for a replay's move names
-        try:
-            state = games_pkg.load(g.game).new_initial_state()
-            moves = []
-            for action in g.history:
-                moves.append(state.action_to_string(state.current_player(), action))
-                state.apply_action(action)
-        except Exception:  # noqa: BLE001 - a game whose moves cannot be named: numbers instead
-            moves = [str(a) for a in g.history]
-        return page("game.html", v, site, g=g, moves=moves)
+        return page("game.html", v, site, g=g)
+
+    def game_data(request: Request, store: Store, v: Viewer) -> Response:
+        """The replay viewer's data of one game, as the report's data files carry it (a script: no inline code)."""
+        if not can_view_public(v):
+            return Response("", 404)
+        g = league_game(request, store)
+        drawn = replay(g, {}) if g is not None else None
+        if g is None or drawn is None:
+            return Response("", 404)
+        listed = [{"id": g.id, "game": g.game, "players": g.players, "result": drawn["result"], "chunk": 0}]
+        body = (f"window.ARENA_GAMES = {script_json(listed)};\n"
+                f"window.ARENA_REPLAYS = {{0: {script_json({str(g.id): drawn})}}};\n")
+        return Response(body, media_type="text/javascript", headers={"cache-control": "no-store"})
 
     # -- login ----------------------------------------------------------------------------------------------
     def login_page(request: Request, store: Store, v: Viewer, message: str = "", status: int = 200) -> Response:
@@ -484,6 +499,10 @@ def create_app(site: Site) -> ASGIApp:
     def login_get(request: Request, store: Store, v: Viewer) -> Response:
         return login_page(request, store, v)
 
+    async def viewer_script(request: Request) -> Response:
+        js = resources.files("arena.output.templates").joinpath("replay.js").read_text()
+        return Response(js, media_type="text/javascript", headers={"cache-control": "max-age=300"})
+
     async def stylesheet(request: Request) -> Response:
         css = resources.files("arena.output.templates").joinpath("report.css").read_text() + \
             resources.files("arena.server").joinpath("templates/site.css").read_text()
@@ -493,6 +512,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/", sync(leaderboard_page)),
         Route("/bots/{bot_id:int}", sync(bot_page)),
         Route("/games/{game_id:int}", sync(game_page)),
+        Route("/games/{game_id:int}/replay-data.js", sync(game_data)),
         Route("/login", sync(login_get), methods=["GET"]),
         Route("/login", login_post, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),
@@ -506,6 +526,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/api/submissions/{sid}", sync(api_submission)),
         Route("/api/leaderboard", sync(api_leaderboard)),
         Route("/static/site.css", stylesheet),
+        Route("/static/replay.js", viewer_script),
     ]
     return SecurityHeaders(Starlette(routes=routes))
 

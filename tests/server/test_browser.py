@@ -1,6 +1,7 @@
 """A student's path through `arena serve` in a real headless browser (Debian's chromium through selenium, as the
 report's test): log in, submit a bot, see it validated, see it on the leaderboard after the league played it,
-and its pictures drawn."""
+its pictures drawn, and one of its games replayed on the board (the report's viewer, served from the site).
+"""
 from __future__ import annotations
 
 import time
@@ -49,6 +50,17 @@ def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
         b.find_element(By.LINK_TEXT, "alice").click()
         assert b.find_element(By.CSS_SELECTOR, "svg.rating polyline").size["width"] > 0
         assert b.find_elements(By.CSS_SELECTOR, "svg.moves rect")
+        b.find_element(By.CSS_SELECTOR, "#games tbody a").click()  # one of alice's games: its replay, with the board
+        deadline = time.monotonic() + 20
+        while "game " not in b.find_element(By.ID, "title").text:
+            assert time.monotonic() < deadline, b.find_element(By.TAG_NAME, "body").text
+            time.sleep(0.1)
+        moves = b.find_elements(By.CSS_SELECTOR, "#moves li")
+        last = b.find_element(By.ID, "board").text
+        assert moves and last and "current" in moves[-1].get_attribute("class")
+        b.find_element(By.ID, "first").click()
+        assert b.find_element(By.ID, "board").text not in ("", last)
+        assert "move 0 of" in b.find_element(By.ID, "step").text
         errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
         assert not errors  # nothing on the pages needs more than the policy allows
     finally:

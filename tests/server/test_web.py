@@ -208,3 +208,25 @@ def test_login_is_rate_limited_per_account_and_per_address(tmp_path):
         assert attempt("bob", tokens["bob"], "10.0.3.2")[0] == 303
     finally:
         server.stop()
+
+
+def test_the_site_and_the_report_render_results_through_the_same_macros():
+    """One markup for a leaderboard, a bot's results, its games and a replay: arena/output/templates/results.html's
+    macros, which `arena report`'s pages and `arena serve`'s import; no other template writes those tables."""
+    from pathlib import Path
+
+    import arena.output
+    import arena.server
+    shared = {"leaderboard": '<table id="leaderboard"', "head-to-head": '<table id="h2h"',
+              "games": '<table id="games"', "replay viewer": '<div id="viewer"'}
+    templates = {p: p.read_text() for folder in (arena.output, arena.server)
+                 for p in sorted((Path(folder.__file__).parent / "templates").glob("*.html"))}
+    own = [f"{p.name} writes its own {what}" for p, text in templates.items() if p.name != "results.html"
+           for what, markup in shared.items() if markup in text]
+    assert not own, own
+    for name, macros in (("leaderboard.html", ("leaderboard_table",)), ("bot.html", ("bot_summary", "games_table")),
+                         ("game.html", ("replay_viewer",)), ("report_index.html", ("leaderboard_table",)),
+                         ("report_bot.html", ("bot_summary", "h2h_table", "games_table")),
+                         ("report_replay.html", ("replay_viewer",))):
+        text = next(t for p, t in templates.items() if p.name == name)
+        assert all(f"{m}(" in text for m in macros) and 'from "results.html" import' in text, name

@@ -1,12 +1,13 @@
-// arena report: the replay viewer. Works from file:// and any web host: the games' data arrive as <script>
-// files (data/games.js, data/replays-N.js), never by fetch(). Every name and board is set with textContent,
-// never as HTML: names come from bots and users' files.
+// The replay viewer of arena report and of arena serve's game pages. Works from file:// and any web host: the
+// games' data arrive as <script> files (data/games.js, data/replays-N.js; a server's page gives its one game's
+// data in ARENA_REPLAYS, already loaded), never by fetch(). Every name and board is set with textContent, never as
+// HTML: names come from bots and users' files.
 (function () {
   "use strict";
   var games = window.ARENA_GAMES || [];
   var byId = {};
   games.forEach(function (g) { byId[g.id] = g; });
-  var chunks = {};
+  var chunks = window.ARENA_REPLAYS || {};
   var waiting = {};
   var current = null;
   var step = 0;
