@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -178,5 +179,32 @@ def test_a_pass_yields_to_a_newly_accepted_bot(tmp_path):
             first = min(g.id for g in store.games(1, bot_id=alice.id))  # (ids grow in the order games are stored)
             before_her_first = sum(1 for g in store.games(1) if g.id < first)
         assert before_her_first < scheduled, "the pass played every old game before alice's first"
+    finally:
+        assert server.stop() == 143
+
+
+def test_a_zipped_comp424_checkout_submitted_on_the_web_is_validated_and_plays(tmp_path):
+    """A course league (`upload_format = "comp424"`): a student's zipped checkout through the API is validated
+    from every seat as its student_agent, accepted, and plays the league's Colosseum games."""
+    from tests.server.test_uploads import _zip_folder
+    checkout = Path(__file__).resolve().parents[1] / "fixtures" / "comp424" / "checkout"
+    make_league(tmp_path, LEAGUE.replace('games = ["nim(n=9)"]', 'games = ["colosseum(size=5)"]')
+                .replace('bots = ["random", "greedy"]', 'bots = ["random", "mc(n=5)"]') + 'upload_format = "comp424"\n')
+    tokens = accounts(tmp_path, "alice")
+    server = Server(tmp_path).start()
+    try:
+        c = Client(server.base)
+        code, doc = c.submit_api(tokens["alice"], "checkout.zip", _zip_folder(checkout, "checkout"))
+        assert code == 202, doc
+        done = c.wait(tokens["alice"], doc["id"], {"accepted", "refused"}, limit=180)
+        assert done["status"] == "accepted", done
+        wait_idle(tmp_path, 240)
+        with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:
+            alice = store.current_bot(1, "alice")
+            assert alice is not None and alice.kind == "file"
+            played = store.games(1, bot_id=alice.id)
+            assert len(played) == 2 * 2  # against random and mc, both seats
+            assert all(g.game.startswith("colosseum") for g in played)
+            assert not any(f["seat"] == g.seats.index(alice.id) for g in played for f in g.failures), played
     finally:
         assert server.stop() == 143
