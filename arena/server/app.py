@@ -258,7 +258,7 @@ def create_app(site: Site) -> ASGIApp:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
-        board = leaderboard(store, lg, include_retired=True)
+        board = leaderboard(store, lg, include_retired=True, h2h=True)
         row = next((r for r in board.rows if r.bot_id == request.path_params["bot_id"]), None)
         if row is None:
             return not_found(v, site)
@@ -266,7 +266,8 @@ def create_app(site: Site) -> ASGIApp:
         facts = bot_facts(recent)[0].get(row.bot_id, BotFacts())  # (its games only: tracebacks are not shown here)
         figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row.bot_id, []),
                                        pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time)
-        return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures,
+        cells = [c for c in board.cells or [] if c.bot_id == row.bot_id and c.games]  # (as the report's bot page)
+        return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures, cells=cells,
                     game_href=lambda game_id: f"/games/{int(game_id)}")
 
     def league_game(request: Request, store: Store) -> Any:

@@ -50,6 +50,7 @@ def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
         b.find_element(By.LINK_TEXT, "alice").click()
         assert b.find_element(By.CSS_SELECTOR, "svg.rating polyline").size["width"] > 0
         assert b.find_elements(By.CSS_SELECTOR, "svg.moves rect")
+        assert b.find_elements(By.CSS_SELECTOR, "#h2h tbody tr")  # the report's head-to-head table
         b.find_element(By.CSS_SELECTOR, "#games tbody a").click()  # one of alice's games: its replay, with the board
         deadline = time.monotonic() + 20
         while "game " not in b.find_element(By.ID, "title").text:
