@@ -229,6 +229,49 @@ def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
         b.quit()
 
 
+def test_the_report_needs_no_inline_script_under_the_sites_csp(report, tmp_path):
+    """The report served over HTTP with `arena serve`'s Content-Security-Policy (script-src 'self', no inline script
+    or style): its pages, pictures and replay viewer run with no violation in the browser's log."""
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from arena.server.app import CSP
+
+    class WithCSP(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            self.send_header("Content-Security-Policy", CSP)
+            super().end_headers()
+
+        def log_message(self, *args: object) -> None:  # (quiet)
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(WithCSP, directory=str(report)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    b = browser(tmp_path)
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    try:
+        b.get(base + "index.html")
+        assert b.find_elements(By.CSS_SELECTOR, "svg.h2h rect")
+        b.get(base + b.find_element(By.LINK_TEXT, "greedy").get_attribute("href").split(base)[1])
+        assert len(b.find_elements(By.CSS_SELECTOR, "svg.pic")) == 2
+        b.get(base + "replay.html")
+        deadline = time.monotonic() + 20
+        while "game " not in b.find_element(By.ID, "title").text:  # (the viewer is a script: it ran)
+            assert time.monotonic() < deadline, "the replay did not load"
+            time.sleep(0.1)
+        b.find_element(By.ID, "first").click()
+        assert "move 0 of" in b.find_element(By.ID, "step").text
+        errors = [e["message"] for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
+        assert not errors, errors
+    finally:
+        b.quit()
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def test_report_refuses_a_file_as_out(league, tmp_path):
     d, config, _ = league
     target = write(tmp_path / "file.txt", "x")
