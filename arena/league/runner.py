@@ -311,9 +311,11 @@ def _stop_on_signals() -> Iterator[None]:
 
 
 _NOT_YET = object()
-FOLD_EVERY = 0.25
+FOLD_EVERY = 1.0
 """Seconds between two rating folds while games are stored: a fold reads and writes the ratings of every bot it
-touches, so one fold for a few dozen games costs the writer little more than one for a single game. The games
+touches (~2 ms of the writer's CPU whatever the games in it), so one fold for a few dozen games costs the writer
+little more than one for a single game; at 0.25 s a league of slow games (a loaded 2-core machine: ~12 games/s)
+folded every 3 games and the fold was a third of the runner's own CPU. The games
 stored meanwhile stay unrated (as after a kill: the next fold or run rates them), and the last game of a run is
 always folded: the ratings at the end equal a schedule-order recomputation."""
 
