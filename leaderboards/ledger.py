@@ -42,10 +42,11 @@ def seat_failures(record: GameRecord, seat: int) -> set[str]:
 
 def record_game(store: Store, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
                 record: GameRecord, *, probation: ProbationRule | None = None,
-                probation_after: int | None = None) -> int | None:
+                probation_after: int | None = None, columns: Sequence[str] | None = None) -> int | None:
     """Stores one finished game in one transaction (the caller's, when one is open): its rows, then each bot's run
     of consecutive failures, and a failing bot put on probation by the league's ``probation`` rule (a run of
-    failures, or a failure rate over its recent games); ``probation_after`` alone is the run rule only.
+    failures, or a failure rate over its recent games); ``probation_after`` alone is the run rule only. ``columns``:
+    the record's JSON columns as the worker that played it encoded them (:meth:`Store.insert_game`).
 
     Returns:
         The new game id, or None when a game with this schedule key is already stored (never twice).
@@ -53,7 +54,7 @@ def record_game(store: Store, league_id: int, schedule_key: str, base_game: str,
     if probation is None and probation_after:
         probation = ProbationRule(after=probation_after, failures=0)
     with store.transaction():
-        game_id = store.insert_game(league_id, schedule_key, base_game, round_, seats, record)
+        game_id = store.insert_game(league_id, schedule_key, base_game, round_, seats, record, columns)
         if game_id is None:
             return None
         for seat, bot_id in enumerate(seats):

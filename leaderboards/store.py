@@ -26,7 +26,7 @@ from arena.adapters.comp424_names import listed_as
 from arena.errors import ConfigError
 from arena.referee.chance import new_key
 from arena.results.outcome import seat_results
-from arena.results.records import GameRecord
+from arena.results.records import STORED_JSON, GameRecord, stored_json
 from arena.submissions import snapshot as snapshots
 from arena.submissions.snapshot import Snapshot
 from leaderboards import schema, storefile
@@ -60,6 +60,10 @@ __all__ = ["DEFAULT_DB", "PROVISIONAL", "RATED", "SCHEMA_VERSION", "UNRATED", "B
 def content_hash(text: str) -> str:
     """sha256 of a bot's source (or spec): a changed file is a new version."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_INSERT_GAME = (f"INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, "
+                f"{', '.join(STORED_JSON)}, duration, finished) VALUES ({', '.join('?' * (len(STORED_JSON) + 9))})")
 
 
 class Store(StoreViews):
@@ -432,15 +436,17 @@ class Store(StoreViews):
             yield key
 
     def insert_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
-                    record: GameRecord) -> int | None:
+                    record: GameRecord, columns: Sequence[str] | None = None) -> int | None:
         """Stores one finished game's rows (``games`` and its ``game_seats``); what that means for the league (the
         bots' failure runs, probation, ratings) is the writer's (:func:`leaderboards.ledger.record_game`).
+        ``columns``: the record's :func:`~arena.results.records.stored_json` text, as a league worker encoded it
+        (None: encoded here).
 
         Returns:
             The new game id, or None when a game with this schedule key is already stored (never twice).
         """
         with transaction(self.conn):
-            return self._insert_game(league_id, schedule_key, base_game, round_, seats, record)
+            return self._insert_game(league_id, schedule_key, base_game, round_, seats, record, columns)
 
     def record_games(self, league_id: int, games: Iterable[tuple[str, str, int, Sequence[int], GameRecord]]) -> int:
         """Stores many finished games, each ``(schedule key, base game, round, seats, record)``, in one
@@ -454,20 +460,17 @@ class Store(StoreViews):
         return stored
 
     def _insert_game(self, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],
-                     record: GameRecord) -> int | None:
+                     record: GameRecord, columns: Sequence[str] | None = None) -> int | None:
         """The ``games`` row and its ``game_seats`` rows (inside a transaction); None if the key exists."""
-        data = record.to_dict()  # the columns' JSON, in the record's one plain shape
-        returns = [float(x) for x in data["returns"]]
-        terminations = data["terminations"]
-        cur = self.conn.execute(
-            "INSERT OR IGNORE INTO games (league_id, schedule_key, base_game, game, round, seed, seats, players, "
-            "history, returns, terminations, move_seats, wall_times, cpu_times, failures, duration, info, "
-            "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (league_id, schedule_key, base_game, data["game"], round_, int(data["seed"]),
-             json.dumps(list(seats)), json.dumps(data["players"]), json.dumps(data["history"]),
-             json.dumps(returns), json.dumps(terminations), json.dumps(data["move_seats"]),
-             json.dumps(data["wall_times"]), json.dumps(data["cpu_times"]), json.dumps(data["failures"]),
-             float(data["duration"]), json.dumps(data["info"]), time.time()))
+        if columns is None:
+            columns = stored_json(record.to_dict())  # the columns' JSON, in the record's one plain shape
+        if len(columns) != len(STORED_JSON) or not all(isinstance(c, str) for c in columns):
+            raise ValueError(f"a game's stored columns: {len(STORED_JSON)} JSON texts expected")
+        returns = [float(x) for x in record.returns]
+        terminations = [str(t) for t in record.terminations]
+        cur = self.conn.execute(_INSERT_GAME, (league_id, schedule_key, base_game, record.game, round_,
+                                               int(record.seed), json.dumps(list(seats)), *columns,
+                                               float(record.duration), time.time()))
         if cur.rowcount == 0:
             return None
         game_id = int(cur.lastrowid or 0)

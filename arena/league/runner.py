@@ -379,7 +379,7 @@ class _Writer:
                     (self.summary.overloaded if result.overloaded else self.summary.errors).append(
                         f"{task.key}: {result.error}")
                 else:
-                    self._store(task, result)
+                    self._store(task, result, getattr(backend, "columns", {}).pop(task.key, None))
                 batch.append((task, result))
                 while self.low < total and self.todo[self.low].key in self.finished:
                     self.finished.discard(self.todo[self.low].key)  # behind the frontier: kept flat at 100k games
@@ -411,11 +411,12 @@ class _Writer:
             ledger.rate_pending(self.store, self.league_id, before=before)
             self.rated_below, self.folded_at = before, now
 
-    def _store(self, task: Task, result: GameRecord) -> None:
+    def _store(self, task: Task, result: GameRecord, columns: tuple[str, ...] | None = None) -> None:
         """Stores one game (inside the caller's transaction) and notes which of its bots went on probation. The
-        record is the one the backend decoded: stored as it is, not turned into a dict and back."""
+        record is the one the backend decoded; ``columns``, its JSON text as the worker encoded it (the local
+        backend), is inserted as it is."""
         ledger.record_game(self.store, self.league_id, task.key, task.game, task.round, task.seats, result,
-                           probation=self.rule)
+                           probation=self.rule, columns=columns)
         self.summary.played += 1
         for seat, bot_id in enumerate(task.seats):
             # only a failed seat can put its bot on probation: the others are not read back

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.errors import MachineOverloadedError
 from arena.limits import Limits
-from arena.results.records import RECORD_SCHEMA, GameRecord, RecordSchemaError
+from arena.results.records import RECORD_SCHEMA, STORED_JSON, GameRecord, RecordSchemaError, stored_json
 from arena.submissions.snapshot import Snapshot
 
 
@@ -77,11 +77,23 @@ def _referee() -> Callable[..., GameRecord]:
     return play_game
 
 
-def encode_result(result: TaskResult) -> dict[str, Any]:
-    """A result as plain data for a pipe or a Ray object: ``{"record": ...}`` (schema'd) or ``{"failure": ...}``."""
+def encode_result(result: TaskResult, *, columns: bool = False) -> dict[str, Any]:
+    """A result as plain data for a pipe or a Ray object: ``{"record": ...}`` (schema'd) or ``{"failure": ...}``;
+    with ``columns``, a record also brings the store's JSON text of it (``"columns"``: :func:`stored_columns`)."""
     if isinstance(result, TaskFailure):
         return {"schema": RECORD_SCHEMA, "failure": {"error": result.error, "overloaded": result.overloaded}}
-    return {"schema": RECORD_SCHEMA, "record": result.to_dict()}
+    data = result.to_dict()
+    if columns:  # encoded here, in parallel, not by the one writer
+        return {"schema": RECORD_SCHEMA, "record": data, "columns": stored_json(data)}
+    return {"schema": RECORD_SCHEMA, "record": data}
+
+
+def stored_columns(data: dict[str, Any]) -> tuple[str, ...] | None:
+    """The store's JSON columns that :func:`encode_result` put beside a record (None when it did not)."""
+    columns = data.get("columns")
+    if isinstance(columns, tuple) and len(columns) == len(STORED_JSON) and all(isinstance(c, str) for c in columns):
+        return columns
+    return None
 
 
 def decode_result(data: dict[str, Any]) -> TaskResult:

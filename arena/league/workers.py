@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.league.task import decode_result, encode_result, play_task
+from arena.league.task import decode_result, encode_result, play_task, stored_columns
 
 if TYPE_CHECKING:
     from arena.league.task import Task, TaskResult
@@ -161,7 +161,8 @@ def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int
         snapshots.update(new)
         # (each snapshot is still checked against its digest before it is written for a bot: arena.submissions.snapshot)
         task = dataclasses.replace(task, files={b[5:]: snapshots[b[5:]] for b in task.bots if b.startswith("file:")})
-        _write_frame(result_fd, encode_result(play_task(task)))  # plain data in the record's schema
+        # plain data in the record's schema, with the store's JSON text of it: encoded here, not by the one writer
+        _write_frame(result_fd, encode_result(play_task(task), columns=True))
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
 
 
@@ -231,6 +232,9 @@ class LocalBackend:
         self.ready = 0
         """Results already known to be waiting after the one just yielded: the writer stores them in the same
         transaction (one commit for games that finished together)."""
+        self.columns: dict[str, tuple[str, ...]] = {}
+        """Schedule key -> the store's JSON text of the record just yielded, as its worker encoded it (the writer
+        pops it and inserts it as it is)."""
         try:
             for i in range(concurrency):
                 self.workers.append(_Worker(i, cpus))
@@ -271,6 +275,9 @@ class LocalBackend:
                 if result is None:
                     self._died(worker)
                 idle.append(worker)
+                columns = stored_columns(result)
+                if columns is not None:
+                    self.columns[task.key] = columns
                 yield task, decode_result(result)
 
     @staticmethod

@@ -5,6 +5,7 @@ replays exactly (``games.load(record.game)`` + ``record.history``).
 """
 from __future__ import annotations
 
+import json
 from copy import deepcopy
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
@@ -25,8 +26,21 @@ RECORD_SCHEMA = 1
 """The version of :meth:`GameRecord.to_dict`'s shape: what a worker, a Ray task, the store and ``arena match --json``
 exchange. A reader refuses a newer one by name instead of misreading it."""
 
-__all__ = ["CRASH", "ILLEGAL", "MEMORY", "NORMAL", "PROTOCOL", "REASONS", "RECORD_SCHEMA", "TIMEOUT", "Failure",
-           "GameRecord", "RecordSchemaError", "Termination", "forfeit_returns"]
+__all__ = ["CRASH", "ILLEGAL", "MEMORY", "NORMAL", "PROTOCOL", "REASONS", "RECORD_SCHEMA", "STORED_JSON", "TIMEOUT",
+           "Failure", "GameRecord", "RecordSchemaError", "Termination", "forfeit_returns", "stored_json"]
+
+
+STORED_JSON = ("players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times", "failures",
+               "info")
+"""The record's fields the store keeps as JSON text, one column each, in this order (:func:`stored_json`)."""
+
+
+def stored_json(data: dict[str, Any]) -> tuple[str, ...]:
+    """The JSON text of the store's :data:`STORED_JSON` columns of a record, from :meth:`GameRecord.to_dict`'s data
+    (returns as floats). A league worker encodes them where the game was played, so that the one writer, which
+    every game waits for, inserts them as they are instead of encoding them itself."""
+    return tuple(json.dumps([float(x) for x in data[name]] if name == "returns" else data[name])
+                 for name in STORED_JSON)
 
 
 class RecordSchemaError(ValueError):

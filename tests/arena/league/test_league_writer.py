@@ -207,3 +207,55 @@ def test_to_dict_is_asdict_s_plain_copy() -> None:
     assert record.failures[0].detail == "slow"
     plain = dataclasses.replace(record, info={"limits": {"move_time": 2.0}, "uids": [1, 2]})
     assert records.GameRecord.from_dict(plain.to_dict()) == plain
+
+
+# -- the record's JSON columns, encoded by the worker that played it -------------------------------------------------
+GAME_COLUMNS = ("game, seed, seats, players, history, returns, terminations, move_seats, wall_times, cpu_times, "
+                "failures, duration, info")
+
+
+def test_the_writer_inserts_the_columns_its_workers_encoded_and_encodes_no_record(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[str] = []
+    to_dict = records.GameRecord.to_dict
+
+    def counted(self: records.GameRecord) -> dict[str, Any]:
+        encoded.append(self.game)
+        return to_dict(self)
+
+    monkeypatch.setattr(records.GameRecord, "to_dict", counted)  # this process only: the workers are others
+    summary = runner.run_league(parse_config(dict(CONFIG)), db=tmp_path / "w.sqlite", concurrency=1)
+    assert summary.played == SCHEDULED and not summary.errors
+    assert encoded == []  # the writer turned none of the records into data again: the workers' text went in
+    with Store.open(tmp_path / "w.sqlite") as store:
+        for game in store.games(store.find_league("writer").id):
+            assert game.returns in ([1.0, -1.0], [-1.0, 1.0]) and game.history
+
+
+def test_a_game_stored_from_its_worker_s_columns_is_the_row_the_writer_would_have_made(tmp_path) -> None:
+    record = records.GameRecord(
+        "nim", 7, ["a", "</script>\u2028é"], [1, 2, 3], [1, -1], [records.NORMAL, records.TIMEOUT], [0, 1, 0],
+        [0.1, 0.2, 0.3], [0.01, 0.02, 0.03], [records.Failure(1, records.TIMEOUT, 2, "slow\x00", None)], 1.5,
+        {"limits": {"move_time": 2.0, "nested": [1, {"x": (1, 2)}]}, "n": None})
+    sent = pickle.loads(pickle.dumps(task_module.encode_result(record, columns=True)))  # through a worker's pipe
+    columns = task_module.stored_columns(sent)
+    assert columns is not None and len(columns) == len(records.STORED_JSON)
+    rows = []
+    for name, given in (("writer", None), ("worker", columns)):
+        with ledger.open_store(tmp_path / f"{name}.sqlite", create=True) as store:
+            league = store.ensure_league("l", {})
+            seats = [store.upsert_bot(league.id, bot, origin="config", spec="random")[0].id for bot in "ab"]
+            ledger.record_game(store, league.id, "k", "nim", 0, seats, task_module.decode_result(sent),
+                               columns=given)
+            rows.append((store.conn.execute(f"SELECT {GAME_COLUMNS} FROM games").fetchall(),
+                         store.conn.execute("SELECT * FROM game_seats ORDER BY seat").fetchall()))
+            stored = store.games(league.id)[0]
+    assert rows[0] == rows[1]
+    assert rows[0][0][0][5] == "[1.0, -1.0]"  # returns stored as floats, as before
+    assert stored.players == record.players and stored.failures[0]["detail"] == "slow\x00"
+
+
+@pytest.mark.parametrize("columns", [None, ["[]"] * len(records.STORED_JSON), ("[]",), ("[]",) * 8 + (1,)])
+def test_columns_not_of_the_expected_shape_are_not_used(columns: Any) -> None:
+    data = task_module.encode_result(records.GameRecord("nim", 1, ["a", "b"]))
+    assert task_module.stored_columns({**data, "columns": columns}) is None  # the writer encodes the record itself
