@@ -169,8 +169,8 @@ CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 
 # schema 2 -> 3: each league's secret chance key (arena.referee.chance); leagues that exist get a fresh one
 MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
-# schema 3 -> 4: a file bot is a snapshot (arena.submissions.snapshot): its whole file tree, and its digest as
-# content_hash
+# schema 3 -> 4: a file bot is a snapshot (arena.submissions.snapshot): its whole file tree, and its digest
+# as content_hash
 MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
 # schema 4 -> 5: the server's tables (created empty)
 MIGRATE_4_TO_5 = SERVER_SCHEMA

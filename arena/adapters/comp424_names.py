@@ -12,8 +12,7 @@ from typing import Protocol
 
 class Named(Protocol):
     """What :func:`listed_as` reads of a bot snapshot (an :class:`arena.submissions.snapshot.Snapshot`): a structural
-    type, so
-    this leaf does not import the snapshot module, which imports it."""
+    type, so this leaf does not import the snapshot module, which imports it."""
 
     @property
     def entry(self) -> str: ...

@@ -5,8 +5,7 @@
 - **Adaptive.** Leagues of ``BOTS`` simulated bots with known strengths (Elo drawn from a normal distribution of
   sd ``SPREAD``; each game sampled from the logistic model, no game played) over ``TRIALS`` seeded trials: the
   adaptive schedule (:mod:`arena.league.adaptive`, stop = top 10 at 0.95) against the full round robin of the same
-  league
-  (``ROUNDS`` rounds of two seat-swapped games per pairing): games used, and how often the reported top 10 is the
+  league (``ROUNDS`` rounds of two seat-swapped games per pairing): games used, and how often the reported top 10 is the
   true top 10 (the round robin's top 10 by the same fit, for comparison).
 """
 from __future__ import annotations

@@ -7,10 +7,9 @@
   tags, so everything works from ``file://`` and from any web host, with no server and nothing from a CDN.
 
 The pages render :mod:`arena.output.views`' rows through Jinja2 templates (``arena/output/templates/report_*.html``,
-autoescape
-on: :mod:`arena.output.pages`). Every name, file name and failure detail comes from bots or users' files: HTML escapes
-each value by default, JSON inside a script gets :func:`script_json` (no ``</script>`` can end it), and the viewer
-sets data with ``textContent`` only (docs/architecture.md, "Untrusted text").
+autoescape on: :mod:`arena.output.pages`). Every name, file name and failure detail comes from bots or users' files:
+HTML escapes each value by default, JSON inside a script gets :func:`script_json` (no ``</script>`` can end it), and the
+viewer sets data with ``textContent`` only (docs/architecture.md, "Untrusted text").
 """
 from __future__ import annotations
 

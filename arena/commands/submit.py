@@ -1,8 +1,7 @@
 """``arena submit BOT --league NAME [--name NAME] [--db PATH] [--max-bot-mb MB]``: validate a bot and enter it.
 
 BOT is a ``.py`` file or a folder with ``bot.py``; it enters as a snapshot (:mod:`arena.submissions.snapshot`) of at
-most
-``--max-bot-mb`` (default: the league's ``max_bot_mb``).
+most ``--max-bot-mb`` (default: the league's ``max_bot_mb``).
 
 Exit status: 0 entered; 2 usage errors (missing file, unknown league or store, a name taken by the league
 file); 1 the bot was refused (it failed its validation games), with the reason.

@@ -61,8 +61,7 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         players: names for the record (default: the bots' ``name`` attributes).
         observer: called as ``observer(state, seat, action)`` after every action (progress displays).
         opening: moves played before the first decision (:mod:`arena.referee.openings`; while legal and not ending the
-        game),
-            told to every bot and recorded as ``info["opening"]``.
+            game), told to every bot and recorded as ``info["opening"]``.
     """
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be one of {', '.join(ON_FAILURE)}, not {on_failure!r}")

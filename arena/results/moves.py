@@ -8,8 +8,7 @@ move played in its place.
 
 Who an action belongs to: a chance outcome (the mover is negative), an opening move (the first ``len(opening)``
 actions that are not chance: played before any bot was asked, arena/referee/openings.py), or a bot's decision, the k-th
-of
-the game (its index into the record's ``move_seats``, ``wall_times`` and ``cpu_times``).
+of the game (its index into the record's ``move_seats``, ``wall_times`` and ``cpu_times``).
 """
 from __future__ import annotations
 

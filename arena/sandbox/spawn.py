@@ -121,8 +121,7 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
     """The launch plan for one bot (``mode`` from the layer probe).
 
     ``bot_path`` is the entry file of a snapshot this process wrote (:mod:`arena.sandbox.bot_files`): the bot sees
-    that
-    snapshot's directory as ``/bot`` (read-only) and nothing else of the host but the read-only runtime.
+    that snapshot's directory as ``/bot`` (read-only) and nothing else of the host but the read-only runtime.
 
     Raises:
         OSError: ``bot_path`` is not inside a snapshot written by this process (never shown to a bot).

@@ -2,8 +2,7 @@
 
 A course league's first question about a new entry is whether it is someone else's file. Two bots are twins when
 their snapshots (:mod:`arena.submissions.snapshot`) hold the same bytes: the same snapshot digest, or the same file
-contents
-under other file names (``alice.py`` and ``bob.py`` with one text have different digests, since a digest covers
+contents under other file names (``alice.py`` and ``bob.py`` with one text have different digests, since a digest covers
 the names). Flagged when the bot enters (``arena submit``, the league run's sync of its file), never refused:
 two names for one file can be intended.
 """

@@ -57,8 +57,7 @@ EloCell = tuple[float | None, float | None, float | None, int | None]
 @dataclass(frozen=True)
 class LeaderRow:
     """One leaderboard line: a :class:`arena.output.views.Standing` as the dashboard shows it (its label shown, its
-    failures
-    one count), with the trend sparkline on top."""
+    failures one count), with the trend sparkline on top."""
 
     bot_id: int
     label: str

@@ -6,8 +6,7 @@ work one was a strict xfail until the first move's clock started at the bot's lo
 Classes:
 - a bot folder's cost is more than the bytes of its files: the names of its files and folders, its folders and
   their depth were counted by no limit (``arena.submissions.snapshot``), so a "1 MB" bot of 100 bytes of code made the
-  store
-  grow by megabytes, each of its games wrote tens of thousands of folders, and a deep tree crashed `arena match`,
+  store grow by megabytes, each of its games wrote tens of thousands of folders, and a deep tree crashed `arena match`,
   `arena submit` and a whole `arena league run` with an internal RecursionError.
 - work done before ``ready`` (module-level code) is charged to no move: start-up plus first move may take
   ``first_move_time + STARTUP_GRACE`` on top of the first move's own ``first_move_time``.
