@@ -52,8 +52,7 @@ TRACEBACK_LINES = 12
 def collect(store: Store, league_id: int, replays: int) -> tuple[dict[int, BotFacts], list[GameEntry],
                                                                    dict[int, dict[str, Any]]]:
     """One pass over a league's games: facts per bot id and the game list (:func:`arena.output.views.bot_facts`), and
-    the
-    replays of the newest ``replays`` games (game id -> replay)."""
+    the replays of the newest ``replays`` games (game id -> replay)."""
     shown_replays: dict[int, dict[str, Any]] = {}
     first_replayed = store.count_games(league_id) - replays
     cache: dict[str, Any] = {}
