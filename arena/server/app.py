@@ -68,6 +68,9 @@ class Site:
     """Wakes the validator (a submission was queued)."""
     local: threading.local = field(default_factory=threading.local)
     opening: threading.Lock = field(default_factory=threading.Lock)
+    queueing: threading.Lock = field(default_factory=threading.Lock)
+    """Held from the hourly count to the new submission's row: parallel uploads of one account each saw the same
+    count and all got in (7 of 20 past a limit of 3)."""
     per_account: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT))
     per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
 
@@ -154,6 +157,19 @@ def address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
+MAX_ROW_ID = (1 << 63) - 1
+"""SQLite's largest integer: a bigger id raised OverflowError in the store (a 500 and a traceback in the log)."""
+
+
+def row_id(text: str) -> int | None:
+    """An id from a URL or a form, or None (answered as a missing one) unless it is ASCII digits within SQLite's
+    range (length first: ``int`` refuses strings of over 4,300 digits with a ValueError)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 19):
+        return None
+    number = int(text)
+    return number if number <= MAX_ROW_ID else None
+
+
 def page(name: str, viewer_: Viewer, site: Site, status: int = 200, **values: Any) -> HTMLResponse:
     html = _templates.get_template(name).render(viewer=viewer_, league=site.config.name, **values)
     return HTMLResponse(html, status_code=status, headers={"cache-control": "no-store"})
@@ -221,7 +237,12 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
-    sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200], snapshot)
+    with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
+        if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
+            return 429, {"error": f"at most {site.config.max_submissions_per_hour} submissions an hour; "
+                                  "try again later"}
+        sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200],
+                                 snapshot)
     site.wake()
     return 202, {"id": sid, "status": "queued"}
 
@@ -259,7 +280,7 @@ def create_app(site: Site) -> ASGIApp:
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
         board = leaderboard(store, lg, include_retired=True, h2h=True)
-        row = next((r for r in board.rows if r.bot_id == request.path_params["bot_id"]), None)
+        row = next((r for r in board.rows if r.bot_id == row_id(request.path_params["bot_id"])), None)
         if row is None:
             return not_found(v, site)
         recent = reversed(store.games(lg.id, order="recent", limit=50, bot_id=row.bot_id))  # (oldest first)
@@ -272,7 +293,8 @@ def create_app(site: Site) -> ASGIApp:
 
     def league_game(request: Request, store: Store) -> Any:
         """The game of the path, or None when it is not one of this league's."""
-        g = store.game(int(request.path_params["game_id"]))
+        number = row_id(request.path_params["game_id"])
+        g = store.game(number) if number is not None else None
         return g if g is not None and g.league_id == store.find_league(site.config.name).id else None
 
     def game_page(request: Request, store: Store, v: Viewer) -> Response:
@@ -418,10 +440,8 @@ def create_app(site: Site) -> ASGIApp:
         return JSONResponse(doc, status_code=status)
 
     def api_submission(request: Request, store: Store, v: Viewer) -> Response:
-        try:
-            sub = acc.submission(store, int(request.path_params["sid"]))
-        except ValueError:
-            sub = None
+        sid = row_id(request.path_params["sid"])
+        sub = acc.submission(store, sid) if sid is not None else None
         if v.account is None:
             return error(401, "send Authorization: Bearer TOKEN")
         if sub is None or sub.account_id != v.account.id:  # another's: the same answer as none at all
@@ -456,10 +476,8 @@ def create_app(site: Site) -> ASGIApp:
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:
             return not_found(v, site)
-        try:
-            sub = acc.submission(store, int(request.path_params["sid"]))
-        except ValueError:
-            sub = None
+        sid = row_id(request.path_params["sid"])
+        sub = acc.submission(store, sid) if sid is not None else None
         if sub is None or sub.league_id != site.league_id(store):
             return not_found(v, site)
         snap = acc.submission_snapshot(store, sub.id)
@@ -484,7 +502,8 @@ def create_app(site: Site) -> ASGIApp:
                 if bot is None or not store.release_bot(bot.id):
                     return not_found(v, site)
             elif what == "withdraw":
-                sub = acc.submission(store, int(target)) if target.isdigit() else None
+                sid = row_id(target)
+                sub = acc.submission(store, sid) if sid is not None else None
                 if sub is None or sub.league_id != lg.id:
                     return not_found(v, site)
                 if sub.bot_id is not None:
@@ -511,9 +530,9 @@ def create_app(site: Site) -> ASGIApp:
 
     routes = [
         Route("/", sync(leaderboard_page)),
-        Route("/bots/{bot_id:int}", sync(bot_page)),
-        Route("/games/{game_id:int}", sync(game_page)),
-        Route("/games/{game_id:int}/replay-data.js", sync(game_data)),
+        Route("/bots/{bot_id}", sync(bot_page)),
+        Route("/games/{game_id}", sync(game_page)),
+        Route("/games/{game_id}/replay-data.js", sync(game_data)),
         Route("/login", sync(login_get), methods=["GET"]),
         Route("/login", login_post, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),

@@ -15,7 +15,7 @@ import stat
 import zipfile
 
 from arena.errors import ArenaError, ConfigError
-from arena.submissions.snapshot import DEFAULT_ENTRY, MAX_FILES, MB, Snapshot, make, single
+from arena.submissions.snapshot import DEFAULT_ENTRY, MAX_DEPTH, MAX_FILES, MB, Snapshot, make, single
 
 MAX_PATH = 255
 """Characters of one path inside a zipped bot."""
@@ -84,6 +84,8 @@ def _checked_name(info: zipfile.ZipInfo) -> str:
         raise UploadError(f"the zip holds a path with '..' or an empty part ({name[:80]!r}); refused")
     if len(name) > MAX_PATH:
         raise UploadError(f"the zip holds a path of {len(name)} characters (at most {MAX_PATH})")
+    if len(parts) > MAX_DEPTH:
+        raise UploadError(f"the zip holds a path {len(parts)} folders deep (at most {MAX_DEPTH})")
     if info.flag_bits & 0x1:
         raise UploadError("the zip is encrypted; zip the bot without a password")
     return name
@@ -109,6 +111,11 @@ def read_zip(data: bytes, max_bytes: int, need: str | None = DEFAULT_ENTRY) -> d
             files.append(info)
     if len(files) > MAX_FILES:
         raise UploadError(f"the zip holds {len(files)} files (at most {MAX_FILES})")
+    folders = {"/".join(parts[:i]).casefold() for f in files for parts in [f.filename.split("/")]
+               for i in range(1, len(parts))}
+    both = next((f.filename for f in files if f.filename.casefold() in folders), None)
+    if both is not None:  # no disk holds both: it was accepted here and failed where the bot was written out
+        raise UploadError(f"the zip holds {both[:80]!r} as a file and as a folder; refused")
     tops = {f.filename.split("/", 1)[0] for f in files}
     strip = (len(tops) == 1 and all("/" in f.filename for f in files))  # a zipped folder: its files, not it
     out: dict[str, bytes] = {}

@@ -1,0 +1,154 @@
+"""An attack round on `arena serve` through a real server and a real HTTP client (docs/server.md's threat model):
+each test is an attack a student could make, and asserts the server holds (those marked "found" failed before
+the fix next to them)."""
+from __future__ import annotations
+
+import concurrent.futures
+import http.cookiejar
+import io
+import json
+import re
+import zipfile
+
+import pytest
+
+from tests.server.support import LEAGUE, PLAIN, Client, Server, accounts, make_league
+
+pytestmark = pytest.mark.xdist_group("server")
+PER_HOUR = 4
+HUGE = "9" * 30  # over SQLite's 63-bit integers
+ENDLESS = "9" * 5000  # over int()'s 4,300 digits
+
+
+def zipped(entries: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in entries:
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    work = tmp_path_factory.mktemp("attack")
+    make_league(work, LEAGUE + f"max_submissions_per_hour = {PER_HOUR}\n")
+    tokens = accounts(work, "mallory", "alice", "bob", "eve")
+    tokens.update(accounts(work, "prof", organiser=True))
+    server = Server(work).start()
+    yield {"server": server, "tokens": tokens, "work": work}
+    assert server.stop() == 143
+
+
+def logged_in(site, name: str) -> Client:
+    c = Client(site["server"].base)
+    assert c.login(name, site["tokens"][name]) == 303
+    return c
+
+
+def test_a_zip_with_one_name_as_a_file_and_a_folder_is_refused_at_upload(site):
+    """Found: `x` and `x/y` both files were queued, then refused by validation as the referee's failure
+    ("NotADirectoryError: Not a directory: 'x'") when the worker wrote the bot out."""
+    c, token = Client(site["server"].base), site["tokens"]["bob"]
+    for entries in ([("x", b"a"), ("x/y", b"b")], [("lib/X.py", b""), ("lib/x.py/y", b"")]):
+        code, doc = c.submit_api(token, "b.zip", zipped([("bot.py", PLAIN.encode()), *entries]))
+        assert code == 400 and "as a file and as a folder" in doc["error"], doc
+
+
+def test_a_zip_deeper_than_a_snapshot_may_be_is_refused_at_upload(site):
+    """Found: the 32 folder levels of a bot taken from disk did not hold for an upload."""
+    code, doc = Client(site["server"].base).submit_api(
+        site["tokens"]["bob"], "b.zip", zipped([("bot.py", PLAIN.encode()), ("d/" * 40 + "f.py", b"")]))
+    assert code == 400 and "folders deep" in doc["error"], doc
+
+
+def test_parallel_uploads_of_one_account_stay_within_the_hourly_limit(site):
+    """Found: 20 uploads at once each counted the same hour and 7 got in past a limit of 3."""
+    base, token = site["server"].base, site["tokens"]["mallory"]
+    big = (PLAIN + "#" * 500_000 + "\n").encode()  # parsing takes a while: the window between count and row
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        codes = list(pool.map(lambda i: Client(base).submit_api(token, f"m{i}.py", big)[0], range(16)))
+    assert codes.count(202) == PER_HOUR and codes.count(429) == 16 - PER_HOUR, codes
+
+
+def test_ids_past_sqlite_integers_are_404_not_500(site):
+    """Found: /games/<30 digits> and /api/submissions/<30 digits> were 500 (OverflowError in the store, a
+    traceback in the server's log); /bots/<5000 digits> failed in int()."""
+    c, token = Client(site["server"].base), site["tokens"]["alice"]
+    for path in (f"/games/{HUGE}", f"/games/{ENDLESS}", f"/bots/{HUGE}", f"/bots/{ENDLESS}"):
+        assert c.get(path)[0] == 404, path
+    for path in (f"/api/submissions/{HUGE}", f"/api/submissions/{ENDLESS}", "/api/submissions/-1"):
+        code, _, text = c.get(path, token=token)
+        assert code == 404 and "error" in json.loads(text), path
+    prof = logged_in(site, "prof")
+    assert prof.get(f"/admin/submissions/{HUGE}")[0] == 404
+    code, _, _ = prof.form("/admin/withdraw", {"csrf": prof.csrf(), "target": HUGE})
+    assert code == 404
+    assert "OverflowError" not in site["server"].output()
+
+
+def test_organiser_actions_need_the_csrf_token_and_an_organiser(site):
+    """Held: a revoke forged without the token (form or JSON body), or sent by a student with a valid token of
+    their own, changes nothing."""
+    tokens, prof, eve = site["tokens"], logged_in(site, "prof"), logged_in(site, "eve")
+    assert prof.form("/admin/revoke", {"target": "alice"})[0] == 403
+    body = json.dumps({"target": "alice", "csrf": ""}).encode()
+    assert prof.request("POST", "/admin/revoke", body, "application/json")[0] == 403
+    assert prof.request("POST", "/admin/revoke?target=alice", b"", "text/plain")[0] == 403
+    assert eve.form("/admin/revoke", {"csrf": eve.csrf(), "target": "alice"})[0] == 404
+    assert eve.get("/admin")[0] == 404 and eve.get("/admin/submissions/1")[0] == 404
+    assert Client(site["server"].base).get("/me", token=tokens["alice"])[0] == 200  # alice was not revoked
+
+
+def test_the_api_never_takes_the_session_cookie(site):
+    """Held: a page elsewhere posting a bot to the API with the student's cookie (no bearer token) is 401."""
+    eve = logged_in(site, "eve")
+    body = b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"e.py\"\r\n\r\n" + PLAIN.encode() + \
+        b"\r\n--b--\r\n"
+    code, _, _ = eve.request("POST", "/api/submissions", body, "multipart/form-data; boundary=b")
+    assert code == 401
+
+
+def test_a_session_chosen_before_login_is_not_adopted_and_logout_ends_it_on_the_server(site):
+    """Held: session fixation (a cookie planted before login) and a stolen cookie replayed after logout."""
+    c = Client(site["server"].base)
+    planted = "planted-by-mallory"
+    c.jar.set_cookie(http.cookiejar.Cookie(0, "arena_session", planted, None, False, "127.0.0.1", False, False,
+                                           "/", True, False, None, True, None, None, {}))
+    assert c.login("alice", site["tokens"]["alice"]) == 303
+    key = next(k.value for k in c.jar if k.name == "arena_session")
+    assert key != planted
+    stolen = {"Cookie": f"arena_session={key}"}
+    assert Client(site["server"].base).get("/me", headers=stolen)[0] == 200
+    assert c.form("/logout", {"csrf": c.csrf()})[0] == 303
+    assert Client(site["server"].base).get("/me", headers=stolen)[0] == 303  # to /login: the session is gone
+
+
+def test_hostile_file_and_entry_names_are_escaped_on_every_page(site):
+    """Held: an upload's file name and zip entry names are shown escaped (the student's page, the organiser's)."""
+    tokens = site["tokens"]
+    evil = '"><svg onload=alert(1)>'
+    c = Client(site["server"].base)
+    code, doc = c.submit_api(tokens["eve"], f"{evil}.zip", zipped([("bot.py", PLAIN.encode()),
+                                                                   (f"{evil}.py", b"x = 1\n")]))
+    assert code == 202, doc
+    pages = [logged_in(site, "eve").get("/me")[2], logged_in(site, "prof").get(f"/admin/submissions/{doc['id']}")[2]]
+    for page in pages:
+        assert "<svg onload" not in page and "&lt;svg onload" in page
+
+
+def test_x_forwarded_for_is_not_trusted_without_a_proxy(tmp_path):
+    """Held: without --behind-https a client rotating X-Forwarded-For is still one address for the login limit."""
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "bob")
+    server = Server(tmp_path).start()
+    try:
+        for i in range(20):
+            c = Client(server.base)
+            _, _, text = c.get("/login")
+            csrf = re.search(r'name="login_csrf" value="([^"]+)"', text).group(1)
+            code, _, _ = c.request("POST", "/login", f"login_csrf={csrf}&name=u{i}&token=bad".encode(),
+                                   "application/x-www-form-urlencoded", headers={"X-Forwarded-For": f"10.9.0.{i}"})
+            assert code == 401
+        assert Client(server.base).login("bob", tokens["bob"]) == 429
+    finally:
+        server.stop()
