@@ -152,3 +152,34 @@ def test_x_forwarded_for_is_not_trusted_without_a_proxy(tmp_path):
         assert Client(server.base).login("bob", tokens["bob"]) == 429
     finally:
         server.stop()
+
+
+SNOOP = """import os
+TARGETS = %r
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+    def step(self, state, limit):
+        raise RuntimeError(f"tried {len(TARGETS)} readable {[i for i, p in enumerate(TARGETS) if seen(p)]}")
+def seen(path):
+    try:
+        if os.path.isdir(path):
+            return bool(os.listdir(path))
+        with open(path, "rb") as f:
+            return bool(f.read(1))
+    except OSError:
+        return False
+"""
+
+
+def test_a_submitted_bot_reads_nothing_of_the_server_through_its_own_traceback(site):
+    """Held: the web path hands a bot's traceback back to its author, so whatever it could read would leak: the
+    store (every account's submissions), the league file, the server's environment and command line, /tmp."""
+    work, pid = site["work"], site["server"].proc.pid
+    targets = [str(work / "srv.sqlite"), str(work / "srv.sqlite-wal"), str(work / "l.toml"), str(work),
+               f"/proc/{pid}/environ", f"/proc/{pid}/cmdline", "/proc/1/environ", "/tmp", "/dev/shm", "/var/tmp"]
+    c, token = Client(site["server"].base), site["tokens"]["bob"]
+    code, doc = c.submit_api(token, "snoop.py", (SNOOP % targets).encode())
+    assert code == 202, doc
+    seen = c.wait(token, doc["id"], {"accepted", "refused"})
+    assert f"RuntimeError: tried {len(targets)} readable []" in seen["detail"], seen
