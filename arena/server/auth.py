@@ -25,6 +25,10 @@ LOGIN_WINDOW = 900.0
 """Seconds over which failed logins are counted."""
 MAX_FAILS_PER_ACCOUNT = 5
 MAX_FAILS_PER_ADDRESS = 20
+MAX_KEY = 100
+"""Characters of a key kept (account names have at most 64): a login form's name field can be 16 kB."""
+MAX_KEYS = 100_000
+"""Keys kept before the idle ones are forgotten."""
 
 
 def same(a: str | None, b: str | None) -> bool:
@@ -54,22 +58,27 @@ class RateLimit:
     def __init__(self, limit: int, window: float = LOGIN_WINDOW) -> None:
         self.limit, self.window = limit, window
         self.fails: dict[str, deque[float]] = {}
+        self.prune_at = MAX_KEYS
         self.guard = threading.Lock()
 
     def _recent(self, key: str, now: float) -> deque[float]:
-        times = self.fails.setdefault(key, deque())
+        times = self.fails.setdefault(key[:MAX_KEY], deque())
         while times and times[0] < now - self.window:
             times.popleft()
         return times
 
     def blocked(self, key: str) -> bool:
         with self.guard:
+            if key[:MAX_KEY] not in self.fails:  # (a check adds no key: only failures are kept)
+                return False
             return len(self._recent(key, time.monotonic())) >= self.limit
 
     def fail(self, key: str) -> None:
         with self.guard:
             now = time.monotonic()
             self._recent(key, now).append(now)
-            if len(self.fails) > 100_000:  # a flood of names: forget the idle ones
-                for k in [k for k, v in self.fails.items() if not v]:
-                    del self.fails[k]
+            if len(self.fails) > self.prune_at:  # a flood of names or addresses: forget those idle for a window
+                for k in list(self.fails):  # (each key's old failures dropped first: a key seen once stays
+                    if not self._recent(k, now):  # non-empty until looked at again, so it was never forgotten)
+                        del self.fails[k]
+                self.prune_at = max(MAX_KEYS, 2 * len(self.fails))  # all live: no scan per failure

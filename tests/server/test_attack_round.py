@@ -183,3 +183,24 @@ def test_a_submitted_bot_reads_nothing_of_the_server_through_its_own_traceback(s
     assert code == 202, doc
     seen = c.wait(token, doc["id"], {"accepted", "refused"})
     assert f"RuntimeError: tried {len(targets)} readable []" in seen["detail"], seen
+
+
+def test_the_login_limits_forget_idle_names_and_keep_no_long_ones(monkeypatch):
+    """Found: a failure's key was forgotten only when its list was empty, but a key's old failures were dropped
+    only when that key was looked at again, so the 100,000-key clean-up freed nothing (names of up to 16 kB
+    each, kept for ever, from every address the proxy passes on)."""
+    from arena.server import auth
+    clock = [1000.0]
+    monkeypatch.setattr(auth.time, "monotonic", lambda: clock[0])
+    limit = auth.RateLimit(5)
+    for i in range(100_000):
+        limit.fail(f"{i:05d}" + "x" * 1000)
+    assert sum(map(len, limit.fails)) <= 100_000 * 100
+    clock[0] += auth.LOGIN_WINDOW + 1
+    limit.fail("fresh")
+    limit.fail("fresh2")
+    assert set(limit.fails) == {"fresh", "fresh2"}
+    for _ in range(4):
+        limit.fail("fresh")
+    assert limit.blocked("fresh") and not limit.blocked("someone")
+    assert "someone" not in limit.fails
