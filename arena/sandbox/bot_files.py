@@ -17,6 +17,7 @@ import shutil
 import stat
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +27,13 @@ from arena.errors import ConfigError
 from arena.submissions.snapshot import Snapshot, SnapshotError, make
 
 _ROOT_PREFIX, _RUN_PREFIX = "arena-bots-", "arena-run-"
+KEEP_FILES = 50_000
+"""Files of written snapshots one root keeps on disk; past it (or :data:`KEEP_BYTES`) the least recently used
+snapshots are removed. A long-lived process (``arena serve``'s validation worker writes every submission) kept
+them all: 10,000 files a submission, ten an hour per account, until /tmp ran out of inodes for every game."""
+KEEP_BYTES = 512 << 20
+KEEP_LAST = 8
+"""Snapshots never removed however big: the most recently used, among them the bots of the game being set up."""
 ENV_BASE = "ARENA_BOTS_TMPDIR"
 """Set by a league run for its worker processes: the private directory their bot roots go in (removed by the
 run however its workers end)."""
@@ -49,7 +57,8 @@ class BotRoot:
         # Root's bots run under their own uids: with a mount namespace they reach their snapshot through the
         # bind mount only, without one they must traverse this directory (never list it).
         os.fchmod(self.fd, 0o711 if os.geteuid() == 0 else 0o700)
-        self._written: dict[str, str] = {}
+        self._written: OrderedDict[str, str] = OrderedDict()
+        self._sizes: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
         _live[self.path] = self
 
@@ -59,10 +68,24 @@ class BotRoot:
             if self.fd < 0:
                 raise SnapshotError("the bot root is closed")
             done = self._written.get(snapshot.digest)
-            if done is None:
-                snapshot.verify()  # what travelled (a task, the store) is what was taken
-                done = self._written[snapshot.digest] = os.path.join(self.path, self._write(snapshot))
+            if done is not None:
+                self._written.move_to_end(snapshot.digest)
+                return done
+            snapshot.verify()  # what travelled (a task, the store) is what was taken
+            done = self._written[snapshot.digest] = os.path.join(self.path, self._write(snapshot))
+            self._sizes[snapshot.digest] = (len(snapshot.files), snapshot.size)
+            self._forget_old()
             return done
+
+    def _forget_old(self) -> None:
+        """Removes the least recently used snapshots while over :data:`KEEP_FILES` or :data:`KEEP_BYTES`."""
+        files = sum(f for f, _ in self._sizes.values())
+        size = sum(b for _, b in self._sizes.values())
+        while len(self._written) > KEEP_LAST and (files > KEEP_FILES or size > KEEP_BYTES):
+            digest, path = self._written.popitem(last=False)
+            f, b = self._sizes.pop(digest)
+            files, size = files - f, size - b
+            _remove_at(self.fd, os.path.basename(path))
 
     def _write(self, snapshot: Snapshot) -> str:
         name = snapshot.digest

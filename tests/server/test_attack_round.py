@@ -7,6 +7,7 @@ import concurrent.futures
 import http.cookiejar
 import io
 import json
+import os
 import re
 import zipfile
 
@@ -204,3 +205,29 @@ def test_the_login_limits_forget_idle_names_and_keep_no_long_ones(monkeypatch):
         limit.fail("fresh")
     assert limit.blocked("fresh") and not limit.blocked("someone")
     assert "someone" not in limit.fails
+
+
+def test_a_long_lived_worker_keeps_a_bounded_number_of_bot_files(tmp_path, monkeypatch):
+    """Found: `arena serve`'s validation worker wrote every submission's files into its bot root and kept them
+    until the server stopped (6 submissions of 500 files: 4,026 files and folders in its run folder, growing by
+    each), so one student's 10,000-file zips, ten an hour, ran /tmp out of inodes for every game. A root now keeps
+    the most recently used snapshots within a budget; one needed again is written again."""
+    from arena.sandbox import bot_files
+    from arena.submissions.snapshot import make
+    monkeypatch.setattr(bot_files, "KEEP_FILES", 1000, raising=False)  # (raising: watched on the old code)
+
+    def on_disk(root: bot_files.BotRoot) -> int:
+        return sum(len(files) for _, _, files in os.walk(root.path))
+
+    def bot(i: int) -> object:
+        return make("bot.py", {"bot.py": PLAIN.encode() + f"# {i}\n".encode(),
+                               **{f"pad/{j}.txt": b"" for j in range(199)}})
+    with bot_files.BotRoot(str(tmp_path)) as root:
+        first = bot(0)
+        paths = [root.materialize(bot(i)) for i in range(30)]
+        assert on_disk(root) <= max(1000, getattr(bot_files, "KEEP_LAST", 0) * 200)
+        assert os.path.isfile(os.path.join(paths[-1], "bot.py"))  # the latest are kept
+        assert not os.path.exists(paths[0])
+        again = root.materialize(first)  # written again when needed again
+        assert os.path.isfile(os.path.join(again, "bot.py")) and bot_files.is_materialized(again)
+        assert root.materialize(bot(29)) == paths[-1]  # a kept one is not written twice
