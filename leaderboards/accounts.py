@@ -20,6 +20,9 @@ from leaderboards.schema import transaction
 from leaderboards.store import Store
 
 TOKEN_BYTES = 32
+MAX_SESSIONS = 20
+"""Live sessions per account (a login past it ends the oldest): each login added a row for 7 days, and a student
+logging in in a loop grew the store and took the writer's lock from the league without limit."""
 """Random bytes of a login token (256 bits, ``secrets.token_urlsafe``)."""
 STATUSES = ("queued", "validating", "accepted", "refused", "withdrawn")
 
@@ -145,6 +148,9 @@ def new_session(store: Store, account_id: int, ttl: float) -> tuple[str, str]:
     now = time.time()
     with transaction(store.conn):
         store.conn.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+        store.conn.execute("DELETE FROM sessions WHERE account_id=? AND key_hash NOT IN (SELECT key_hash FROM "
+                           "sessions WHERE account_id=? ORDER BY created DESC LIMIT ?)",
+                           (account_id, account_id, MAX_SESSIONS - 1))
         store.conn.execute("INSERT INTO sessions (key_hash, account_id, csrf, created, expires) VALUES (?, ?, ?, ?, ?)",
                            (secret_hash(store, key), account_id, csrf, now, now + ttl))
     return key, csrf

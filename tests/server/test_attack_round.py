@@ -250,3 +250,17 @@ def test_two_big_near_identical_bots_do_not_stall_the_organisers_page(site):
         assert c.wait(tokens[name], doc["id"], {"accepted", "refused"})["status"] == "accepted"
     code, _, text = logged_in(site, "prof").get("/admin")
     assert code == 200 and re.search(r"carol( v\d+)? and dave( v\d+)? are near-duplicates", text), text[-2000:]
+
+
+def test_logging_in_in_a_loop_keeps_a_bounded_number_of_sessions(site):
+    """Found: every login stored a session for 7 days and only expired ones were ever deleted: a student logging
+    in in a loop grew the store (and took its writer's lock from the league) without limit. The oldest session
+    ends past MAX_SESSIONS."""
+    from leaderboards import accounts as acc
+    from leaderboards.store import Store
+    clients = [logged_in(site, "carol") for _ in range(acc.MAX_SESSIONS + 5)]
+    with Store.open(site["work"] / "srv.sqlite", readonly=True) as store:
+        carol = acc.account_named(store, store.find_league(None).id, "carol")
+        kept = store.conn.execute("SELECT COUNT(*) FROM sessions WHERE account_id=?", (carol.id,)).fetchone()[0]
+    assert kept == acc.MAX_SESSIONS
+    assert clients[-1].get("/me")[0] == 200 and clients[0].get("/me")[0] == 303
