@@ -84,10 +84,13 @@ class Validator(threading.Thread):
                                  store.find_league(self.config.name).config, play=self.play)
         if self.stopping.is_set():
             return  # stopped mid-validation: left `validating`, queued again by the next start
-        if reason is not None:
-            acc.finish(store, sub.id, "refused", reason=reason, detail=detail)
-            return
         with store.transaction():  # the version and the verdict together
+            now = acc.submission(store, sub.id)
+            if now is None or now.status != "validating":  # withdrawn by an organiser meanwhile: it stays so
+                return
+            if reason is not None:
+                acc.finish(store, sub.id, "refused", reason=reason, detail=detail)
+                return
             bot, _ = store.upsert_bot(self.league_id, sub.bot_name, origin="submit", snapshot=snapshot,
                                       reactivate=True)
             acc.finish(store, sub.id, "accepted", bot_id=bot.id)

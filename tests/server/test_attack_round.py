@@ -33,7 +33,7 @@ def zipped(entries: list[tuple[str, bytes]]) -> bytes:
 def site(tmp_path_factory):
     work = tmp_path_factory.mktemp("attack")
     make_league(work, LEAGUE + f"max_submissions_per_hour = {PER_HOUR}\n")
-    tokens = accounts(work, "mallory", "alice", "bob", "eve", "carol", "dave")
+    tokens = accounts(work, "mallory", "alice", "bob", "eve", "carol", "dave", "frank", "grace")
     tokens.update(accounts(work, "prof", organiser=True))
     server = Server(work).start()
     yield {"server": server, "tokens": tokens, "work": work}
@@ -264,3 +264,25 @@ def test_logging_in_in_a_loop_keeps_a_bounded_number_of_sessions(site):
         kept = store.conn.execute("SELECT COUNT(*) FROM sessions WHERE account_id=?", (carol.id,)).fetchone()[0]
     assert kept == acc.MAX_SESSIONS
     assert clients[-1].get("/me")[0] == 200 and clients[0].get("/me")[0] == 303
+
+
+SLOW_FIRST_MOVE = PLAIN.replace("    def step(self, state, limit):\n",
+                                "    def step(self, state, limit):\n        import time; time.sleep(1.2)\n", 1)
+
+
+def test_a_version_withdrawn_while_it_is_validated_never_enters(site):
+    """Found: a withdrawal of a submission being validated was overwritten by the validator's verdict: the
+    organiser saw `withdrawn`, then `accepted`, and the bot played."""
+    c, tokens = Client(site["server"].base), site["tokens"]
+    code, doc = c.submit_api(tokens["frank"], "frank.py", SLOW_FIRST_MOVE.encode())
+    assert code == 202, doc
+    c.wait(tokens["frank"], doc["id"], {"validating"})
+    prof = logged_in(site, "prof")
+    assert prof.form("/admin/withdraw", {"csrf": prof.csrf(), "target": str(doc["id"])})[0] == 303
+    code, after = c.submit_api(tokens["grace"], "grace.py", PLAIN.encode())  # validated after frank's (in order)
+    assert code == 202
+    c.wait(tokens["grace"], after["id"], {"accepted", "refused"})
+    seen = c.status(tokens["frank"], doc["id"])[1]
+    assert seen["status"] == "withdrawn" and seen["version"] is None, seen
+    board = json.loads(c.get("/api/leaderboard")[2])
+    assert "frank" not in {row["bot"] for row in board["bots"]}
