@@ -109,10 +109,11 @@ def read_zip(data: bytes, max_bytes: int, need: str | None = DEFAULT_ENTRY) -> d
         seen.add(key)
         if not info.is_dir() and "__pycache__" not in name.split("/"):
             files.append(info)
-    if len(files) > MAX_FILES:
-        raise UploadError(f"the zip holds {len(files)} files (at most {MAX_FILES})")
     folders = {"/".join(parts[:i]).casefold() for f in files for parts in [f.filename.split("/")]
                for i in range(1, len(parts))}
+    if len(files) + len(folders) > MAX_FILES:  # as a folder bot is taken: each folder is written for every game
+        raise UploadError(f"the zip holds {len(files)} files in {len(folders)} folders (at most {MAX_FILES} files "
+                          "and folders); ship fewer, larger files")
     both = next((f.filename for f in files if f.filename.casefold() in folders), None)
     if both is not None:  # no disk holds both: it was accepted here and failed where the bot was written out
         raise UploadError(f"the zip holds {both[:80]!r} as a file and as a folder; refused")
