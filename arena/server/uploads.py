@@ -3,9 +3,10 @@
 memory: nothing of an upload is ever written to disk except the snapshot in the store.
 
 A zip is hostile input. Each entry's name is checked before its bytes are read (no absolute path, drive or
-backslash, no ``..`` or empty component, no symlink, device, FIFO or socket, no name twice, at most
-:data:`MAX_PATH` characters and :data:`arena.submissions.snapshot.MAX_FILES` files), and the bytes are counted as they
-are decompressed, so a zip bomb stops at the league's ``max_bot_mb`` however small its headers say it is.
+backslash, no ``..`` or empty component, no symlink, device, FIFO or socket, no name twice (case-folded), no name
+both a file and a folder, at most :data:`MAX_PATH` characters and ``MAX_DEPTH`` folders deep, at most
+:data:`arena.submissions.snapshot.MAX_FILES` files and folders), and the bytes are counted as they are
+decompressed, so a zip bomb stops at the league's ``max_bot_mb`` however small its headers say it is.
 """
 from __future__ import annotations
 
