@@ -85,7 +85,8 @@ def test_ids_past_sqlite_integers_are_404_not_500(site):
     """Found: /games/<30 digits> and /api/submissions/<30 digits> were 500 (OverflowError in the store, a
     traceback in the server's log); /bots/<5000 digits> failed in int()."""
     c, token = Client(site["server"].base), site["tokens"]["alice"]
-    for path in (f"/games/{HUGE}", f"/games/{ENDLESS}", f"/bots/{HUGE}", f"/bots/{ENDLESS}"):
+    for path in (f"/games/{HUGE}", f"/games/{ENDLESS}", f"/games/{HUGE}/replay-data.js", f"/bots/{HUGE}",
+                 f"/bots/{ENDLESS}"):
         assert c.get(path)[0] == 404, path
     for path in (f"/api/submissions/{HUGE}", f"/api/submissions/{ENDLESS}", "/api/submissions/-1"):
         code, _, text = c.get(path, token=token)
