@@ -101,14 +101,16 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         return None
 
 
-def replay(g: StoredGame, cache: dict[str, Any]) -> dict[str, Any] | None:
-    """What the viewer shows of game ``g``: its players, result, failures (each with its headline) and frames; None
-    when the game cannot be loaded. ``cache`` keeps loaded games by spec between calls."""
+def replay(g: StoredGame, cache: dict[str, Any], *, details: bool = True) -> dict[str, Any] | None:
+    """What the viewer shows of game ``g``: its players, result, failures and frames; None when the game cannot be
+    loaded. ``cache`` keeps loaded games by spec between calls. A failure carries the headline of the bot's
+    traceback (its last line and where) only with ``details``: the organiser's report has it, a public page must
+    not (a traceback's words are its author's: a student's code, their data)."""
     drawn = frames(g, cache)
     if drawn is None:
         return None
     return {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns, "terminations": g.terminations,
             "result": result_text(g),
             "failures": [{"seat": x["seat"], "reason": x["reason"], "move": failure_move(x),
-                          "detail": headline(x.get("detail", ""))} for x in g.failures],
+                          "detail": headline(x.get("detail", "")) if details else ""} for x in g.failures],
             "frames": drawn}

@@ -310,7 +310,7 @@ def create_app(site: Site) -> ASGIApp:
         if not can_view_public(v):
             return Response("", 404)
         g = league_game(request, store)
-        drawn = replay(g, {}) if g is not None else None
+        drawn = replay(g, {}, details=False) if g is not None else None  # (public: no traceback of anyone's)
         if g is None or drawn is None:
             return Response("", 404)
         listed = [{"id": g.id, "game": g.game, "players": g.players, "result": drawn["result"], "chunk": 0}]

@@ -399,3 +399,16 @@ def test_a_report_that_fails_midway_leaves_the_earlier_report_whole(two_runs, tm
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before  # the earlier report, every byte, and no half-written folder left beside it
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["bots", "data"]
+
+
+def test_a_public_replay_carries_no_traceback_of_anyone_s(league):
+    """The replay data `arena serve` hands anyone (replays.replay(details=False)) names a failure's reason and move,
+    never the headline of the bot's traceback; the organiser's report keeps it."""
+    from arena.output.replays import replay, script_json
+    d, _, _ = league
+    with Store.open(d / "results" / "course.sqlite", readonly=True) as store:
+        failed = next(g for g in store.games(1) if any("third move trouble" in f.get("detail", "") for f in g.failures))
+    assert "third move trouble" in script_json(replay(failed, {}))
+    public = replay(failed, {}, details=False)
+    assert public is not None and public["failures"] and "third move trouble" not in script_json(public)
+    assert all(f["reason"] and f["move"] for f in public["failures"])
