@@ -54,9 +54,14 @@ class Validator(threading.Thread):
     def play(self, task: Task) -> Any:
         if self.backend is None:
             self.backend = LocalBackend(1)
-        for _, result in self.backend.execute(iter([task])):
-            return result
-        return TaskFailure("the validation worker returned nothing")
+        try:
+            for _, result in self.backend.execute(iter([task])):
+                return result
+            return TaskFailure("the validation worker returned nothing")
+        finally:
+            # the store's columns the worker encoded are the league writer's to take; a validation game is not
+            # stored, and kept here they would pile up for the server's life
+            self.backend.columns.pop(task.key, None)
 
     def run(self) -> None:
         try:

@@ -208,3 +208,21 @@ def test_a_zipped_comp424_checkout_submitted_on_the_web_is_validated_and_plays(t
             assert not any(f["seat"] == g.seats.index(alice.id) for g in played for f in g.failures), played
     finally:
         assert server.stop() == 143
+
+
+def test_the_validator_keeps_no_result_of_its_games():
+    """A validation game is never stored: the store's columns its worker encodes must not pile up in the server's
+    one validation backend for its whole life (they did: one entry per validation game)."""
+    from arena.league.task import Task
+    from arena.limits import Limits
+    from arena.server.ladder import Validator
+    validator = Validator.__new__(Validator)  # (only its backend is used: no store, no thread)
+    validator.backend = None
+    try:
+        for i in range(3):
+            task = Task(f"v{i}", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), i, Limits(), "lose")
+            assert validator.play(task).returns
+        assert validator.backend is not None and validator.backend.columns == {}
+    finally:
+        if validator.backend is not None:
+            validator.backend.close()
