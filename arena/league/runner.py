@@ -265,7 +265,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
             summary.played = store.count_games(league.id) - stored
             if summary.interrupted:  # stop now: the ratings are folded up to the first missing game already
                 return
-            todo = next(batches, []) if batches is not None else []
+            # after a yield no later batch: it would be decided (and stored) from games never played
+            todo = next(batches, []) if batches is not None and not summary.yielded else []
     finally:
         if chosen is not None:
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned

@@ -67,3 +67,22 @@ def test_an_adaptive_league_stops_early_records_its_decisions_and_resumes(tmp_pa
     with Store.open(tmp_path / "ad.sqlite", readonly=True) as store:
         assert store.count_games(league.id) == games  # resumed: the same data, the same stop
         assert len(store.decisions(league.id)) == len(decisions) + 1
+
+
+def test_a_yield_ends_an_adaptive_run_without_deciding_batches_it_never_played(tmp_path: Path) -> None:
+    """`arena serve`'s passes yield to a new bot: an adaptive league stops after the batch in flight, and stores no
+    decision (least of all a stop) made from games that were never played (it decided every later batch before)."""
+    import threading
+
+    from arena.league import runner
+    from arena.league.config import load_config
+    cfg = load_config(write(tmp_path / "league.toml", LEAGUE.format()))
+    entered = threading.Event()
+    summary = runner.RunSummary(cfg.name, tmp_path / "ad.sqlite")
+    with Store.open(tmp_path / "ad.sqlite", create=True) as store:
+        runner._run(store, cfg, runner.take_snapshots(cfg), summary, 1, "local", None,
+                    lambda *_: entered.set(), yield_to=entered)  # a bot enters as the first game is stored
+        league = store.find_league("ad")
+        decisions, games = store.decisions(league.id), store.count_games(league.id)
+    assert summary.yielded and games == 1
+    assert len(decisions) == 1 and not decisions[0]["stop"], decisions
