@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import arena.server
-from arena.commands.report import index_page
+from arena.output.report import index_page
 from arena.output.views import Standing
 from arena.server import app
 from arena.server.app import Viewer

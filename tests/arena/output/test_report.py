@@ -381,7 +381,7 @@ def test_a_report_never_writes_or_deletes_outside_its_folder(two_runs, tmp_path)
 
 
 def test_a_report_that_fails_midway_leaves_the_earlier_report_whole(two_runs, tmp_path, monkeypatch):
-    from arena.commands import report as report_module
+    from arena.output import report as report_module
     out = tmp_path / "rep"
     assert report_into(two_runs, "first", out).returncode == 0
     before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}

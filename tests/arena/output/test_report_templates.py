@@ -35,7 +35,8 @@ def test_the_report_templates_load_with_autoescape(name: str) -> None:
 
 def test_the_report_code_escapes_nothing_by_hand() -> None:
     """No ``html.escape`` and no ``h(...)``-style helper left in the report's code: the templates escape."""
-    for rel in ("arena/commands/report.py", "arena/output/pages.py", "arena/output/views.py"):
+    for rel in ("arena/commands/report.py", "arena/output/report.py", "arena/output/pages.py", "arena/output/views.py",
+                "arena/output/replays.py"):
         tree = ast.parse((ROOT / rel).read_text())
         imports = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imports |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
