@@ -19,8 +19,7 @@ from arena.errors import MachineOverloadedError
 from arena.limits import Limits
 from arena.referee.sandboxed import timing_info
 from arena.sandbox.proxy import MAX_CREDIT, deadline_for
-
-from .sandbox_helpers import place, play
+from tests.arena.sandbox_helpers import place, play
 
 pytestmark = pytest.mark.xdist_group("time_fairness")
 
