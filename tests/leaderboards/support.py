@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from arena.results.records import GameRecord
 from leaderboards import ledger
 from leaderboards.schema import GAME_JSON, transaction
@@ -77,3 +79,15 @@ def store_game(store: Store, league_id: int, key: str, base_game: str, round_: i
     """:func:`leaderboards.ledger.record_game` (the writer's one call) for a record the test wrote as plain data."""
     typed = record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
     return ledger.record_game(store, league_id, key, base_game, round_, seats, typed, **rule)
+
+
+def descendants(pid: int) -> list[psutil.Process]:
+    """The process tree under ``pid`` (workers, fork servers, sandboxed bots); they come and go while we look, so
+    the walk is retried when one vanishes mid-walk."""
+    for _ in range(50):
+        try:
+            return psutil.Process(pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            if not psutil.pid_exists(pid):
+                return []
+    raise AssertionError(f"could not list the children of {pid}")

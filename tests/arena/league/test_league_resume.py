@@ -12,7 +12,7 @@ import psutil
 
 from leaderboards import ledger
 from leaderboards.store import Store
-from tests.leaderboards.support import arena, write
+from tests.leaderboards.support import arena, descendants, write
 from tests.league_files import league_toml
 
 
@@ -24,17 +24,6 @@ def resume_league(database: str) -> str:
 
 
 SCHEDULED = 3 * 8 + 1 * 8  # nim: 3 pairings, doublestep: random vs mc; 8 games each
-
-
-def _descendants(pid: int) -> list[psutil.Process]:
-    """The process tree under pid; bots come and go while we look, so retry when one vanishes mid-walk."""
-    for _ in range(50):
-        try:
-            return psutil.Process(pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            if not psutil.pid_exists(pid):
-                return []
-    raise AssertionError(f"could not list the children of {pid}")
 
 
 def _running(process: psutil.Process) -> bool:
@@ -85,11 +74,11 @@ def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_p
         while _count(tmp_path / "killed.sqlite") < target and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(rng.uniform(0.0, 0.05))
-        descendants = _descendants(proc.pid)  # workers and sandboxed bots
+        tree = descendants(proc.pid)  # workers and sandboxed bots
         proc.kill()  # SIGKILL: no cleanup code runs
         proc.wait()
         stored_at_kill.append(_count(tmp_path / "killed.sqlite"))
-        _, alive = psutil.wait_procs(descendants, timeout=10)
+        _, alive = psutil.wait_procs(tree, timeout=10)
         assert not [p for p in alive if _running(p)], "workers or bots outlived the runner"
     print(f"games stored when the runner was killed: {stored_at_kill} of {SCHEDULED}")
     assert 0 < stored_at_kill[0] and stored_at_kill[-1] < SCHEDULED  # the kills really interrupted the league

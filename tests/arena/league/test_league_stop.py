@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from leaderboards.store import Store
-from tests.leaderboards.support import RANDOM_BOT, arena, write
+from tests.leaderboards.support import RANDOM_BOT, arena, descendants, write
 
 # Hex 7x7 between two thinking bots: each game takes seconds, so games are in flight whenever we look.
 LEAGUE = """
@@ -63,16 +63,6 @@ def _wait_for(predicate, timeout: float = 120.0) -> None:
         time.sleep(0.05)
 
 
-def _tree(pid: int) -> list[psutil.Process]:
-    for _ in range(50):
-        try:
-            return psutil.Process(pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            if not psutil.pid_exists(pid):
-                return []
-    raise AssertionError(f"could not list the children of {pid}")
-
-
 def _alive(processes: list[psutil.Process]) -> list[str]:
     left = []
     for p in processes:
@@ -91,7 +81,7 @@ def _bots_in_flight(pid: int) -> list[psutil.Process]:
     found: list[psutil.Process] = []
 
     def look() -> bool:
-        found[:] = _tree(pid)
+        found[:] = descendants(pid)
         for p in found:
             try:
                 if p.uids().real >= 20000:
