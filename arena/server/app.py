@@ -72,6 +72,8 @@ class Site:
     """Held from the hourly count to the new submission's row: parallel uploads of one account each saw the same
     count and all got in (7 of 20 past a limit of 3)."""
     per_account: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT))
+    per_account_address: auth.RateLimit = field(
+        default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT_ADDRESS))
     per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
 
     base: Store | None = None
@@ -338,10 +340,13 @@ def create_app(site: Site) -> ASGIApp:
                 return page("message.html", v, site, 403, title="Forbidden",
                             message="The form was not sent from this site's login page; open the login page again.")
             name, token, where = fields.get("name", "").strip(), fields.get("token", "").strip(), address(request)
-            if site.per_account.blocked(name) or site.per_address.blocked(where):
+            pair = auth.name_at(name, where)
+            if site.per_account_address.blocked(pair) or site.per_account.blocked(name) or \
+                    site.per_address.blocked(where):
                 return login_page(request, store, v, "Too many failed logins; wait 15 minutes.", 429)
             account = acc.by_token(store, site.league_id(store), token) if token else None
             if account is None or not auth.same(account.name, name):
+                site.per_account_address.fail(pair)
                 site.per_account.fail(name)
                 site.per_address.fail(where)
                 return login_page(request, store, v, "Unknown name or token.", 401)

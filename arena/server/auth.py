@@ -23,10 +23,16 @@ LOGIN_COOKIE = "arena_login"
 SESSION_TTL = 7 * 24 * 3600.0
 LOGIN_WINDOW = 900.0
 """Seconds over which failed logins are counted."""
-MAX_FAILS_PER_ACCOUNT = 5
+MAX_FAILS_PER_ACCOUNT_ADDRESS = 5
+"""Failed logins under one name from one address: that name is then refused from there (a classmate guessing
+someone's token closes the name only where the classmate is)."""
+MAX_FAILS_PER_ACCOUNT = 50
+"""Failed logins under one name from every address together (guesses spread over many addresses)."""
 MAX_FAILS_PER_ADDRESS = 20
-MAX_KEY = 100
-"""Characters of a key kept (account names have at most 64): a login form's name field can be 16 kB."""
+"""Failed logins from one address under any names."""
+MAX_KEY = 111
+"""Characters of a key kept (an address, a space and a name of at most 64): a login form's name field can be
+16 kB."""
 MAX_KEYS = 100_000
 """Keys kept before the idle ones are forgotten."""
 
@@ -50,6 +56,12 @@ def cookie(name: str, value: str, *, secure: bool, max_age: int | None) -> str:
     if secure:
         parts.append("Secure")
     return "; ".join(parts)
+
+
+def name_at(name: str, where: str) -> str:
+    """The key of one name's failed logins from one address (an address is at most 45 characters; a longer
+    forwarded value is cut, as a longer name is by :class:`RateLimit`)."""
+    return f"{where[:45]} {name}"
 
 
 class RateLimit:

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from arena.server import auth
 from tests.server.support import ARENA, PLAIN, RAISER, Client, Server, accounts, make_league, multipart, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
@@ -198,8 +199,15 @@ def test_login_is_rate_limited_per_account_and_per_address(tmp_path):
         code, headers = attempt("alice", tokens["alice"], "10.0.0.1")
         session = [v for v in headers["set-cookie"].splitlines() if v.startswith("arena_session=")]
         assert code == 303 and "Secure" in session[0] and "HttpOnly" in session[0] and "SameSite=Strict" in session[0]
-        for i in range(5):  # alice's account from five addresses
-            assert attempt("alice", "wrong", f"10.0.1.{i}")[0] == 401
+        for _ in range(auth.MAX_FAILS_PER_ACCOUNT_ADDRESS):  # a classmate guesses alice's token from one address
+            assert attempt("alice", "wrong", "10.0.1.1")[0] == 401
+        assert attempt("alice", tokens["alice"], "10.0.1.1")[0] == 429  # that name is closed there, even to her token
+        assert attempt("alice", tokens["alice"], "10.0.1.2")[0] == 303  # but the classmate cannot lock her out
+        assert attempt("bob", tokens["bob"], "10.0.1.1")[0] == 303  # nor anyone else from that address
+        # Guesses spread over many addresses (each below its own limit) close the name everywhere.
+        per_address = auth.MAX_FAILS_PER_ACCOUNT_ADDRESS - 1
+        for i in range(auth.MAX_FAILS_PER_ACCOUNT - auth.MAX_FAILS_PER_ACCOUNT_ADDRESS):
+            assert attempt("alice", "wrong", f"10.1.{i // per_address}.1")[0] == 401
         assert attempt("alice", tokens["alice"], "10.0.2.1")[0] == 429  # even with her token, from a new address
         assert attempt("bob", tokens["bob"], "10.0.2.1")[0] == 303  # bob is not limited
         for i in range(20):  # one address, many names

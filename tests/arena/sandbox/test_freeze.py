@@ -28,7 +28,8 @@ def duel(attacker: str, victim: str, cpu: int) -> dict:
     """The attacker and the victim alternate ROUNDS moves each through the real sandbox, in this process pinned to
     ``cpu`` (its fork server and bots with it, as a league worker's are). Per victim move: its share of the CPU
     against the attacker (its cgroup CPU time over its own plus the attacker's, from the victim's thaw to its
-    freeze: other work on the machine does not count) and its share of the wall time (for the record). Also the attacker's failures and the CPU charged to its moves."""
+    freeze: other work on the machine does not count) and its share of the wall time (for the record). Also the
+    attacker's failures and the CPU charged to its moves."""
     import time
 
     import games
@@ -64,7 +65,7 @@ def duel(attacker: str, victim: str, cpu: int) -> dict:
     try:
         for bot in bots:
             bot.start_up()
-        for move in range(ROUNDS):
+        for _ in range(ROUNDS):
             if not out["failures"]:
                 try:
                     bots[0].step(state, limits.allowance(bots[0].moves))
