@@ -135,8 +135,10 @@ _templates.filters["when"] = lambda t: datetime.fromtimestamp(t, UTC).strftime("
 class Viewer:
     """Who is asking (None: nobody logged in) and the session's CSRF token."""
 
-    def __init__(self, account: acc.Account | None, csrf: str = "", via_token: bool = False) -> None:
+    def __init__(self, account: acc.Account | None, csrf: str = "", via_token: bool = False,
+                 throttled: bool = False) -> None:
         self.account, self.csrf, self.via_token = account, csrf, via_token
+        self.throttled = throttled  # a bearer token from an address past its limit: 429, the token not looked up
 
     @property
     def organiser(self) -> bool:
@@ -146,6 +148,8 @@ class Viewer:
 def viewer(site: Site, store: Store, request: Request) -> Viewer:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
+        if site.per_address.blocked(address(request)):  # the login form's limit holds for the API's guesses too
+            return Viewer(None, via_token=True, throttled=True)
         account = acc.by_token(store, site.league_id(store), header[7:].strip())
         if account is None:
             site.per_address.fail(address(request))
@@ -183,6 +187,10 @@ def not_found(viewer_: Viewer, site: Site) -> HTMLResponse:
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def throttled() -> JSONResponse:
+    return error(429, "too many unknown tokens or failed logins from this address; wait 15 minutes")
 
 
 DRAIN = 32 << 20
@@ -262,7 +270,8 @@ def create_app(site: Site) -> ASGIApp:
         async def endpoint(request: Request) -> Response:
             def call() -> Response:
                 store = site.store()
-                return handler(request, store, viewer(site, store, request))
+                v = viewer(site, store, request)
+                return throttled() if v.throttled else handler(request, store, v)
             return await run_in_threadpool(call)
         return endpoint
 
@@ -432,6 +441,8 @@ def create_app(site: Site) -> ASGIApp:
             store = site.store()
             return viewer(site, store, request)
         v = await run_in_threadpool(who)
+        if v.throttled:
+            return throttled()
         if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
             return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
         parsed = await upload_form(request, site.max_bytes)

@@ -218,6 +218,27 @@ def test_login_is_rate_limited_per_account_and_per_address(tmp_path):
         server.stop()
 
 
+def test_wrong_bearer_tokens_close_the_api_to_their_address(tmp_path):
+    """Guessing tokens through the API counts like guessing through the login form: past the address's limit its
+    bearer requests are answered 429 before any token is looked up, a right one included; other addresses, and
+    the address's logged-in sessions, are not limited."""
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "alice", "bob")
+    server = Server(tmp_path, "--behind-https").start()
+    try:
+        def api(token: str, addr: str) -> int:  # (no submission 999: 404 for a known token, 401 for another)
+            return Client(server.base).get("/api/submissions/999", headers={"Authorization": f"Bearer {token}",
+                                                                            "X-Forwarded-For": addr})[0]
+        for i in range(auth.MAX_FAILS_PER_ADDRESS):
+            assert api(f"guess{i}", "10.0.4.1") == 401
+        code, headers, text = Client(server.base).get(
+            "/api/leaderboard", headers={"Authorization": f"Bearer {tokens['alice']}", "X-Forwarded-For": "10.0.4.1"})
+        assert code == 429 and "error" in json.loads(text) and "15 minutes" in text, (code, text)
+        assert api(tokens["bob"], "10.0.4.2") == 404
+    finally:
+        server.stop()
+
+
 def test_the_site_and_the_report_render_results_through_the_same_macros():
     """One markup for a leaderboard, a bot's results, its games and a replay: arena/output/templates/results.html's
     macros, which `arena report`'s pages and `arena serve`'s import; no other template writes those tables."""
