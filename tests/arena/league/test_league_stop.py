@@ -103,14 +103,20 @@ def test_a_second_runner_is_refused_and_names_the_first(league: Path):
     first = _start(league)
     try:
         _wait_for(lambda: _stored(league / "stop.sqlite")[0] >= 1)
-        second = arena(league, "league", "run", "league.toml", "-q", "-j", "1", timeout=60)
+        # Held still (its lock kept, its workers' games going on) while the second runner and `league status` look
+        # at it: on a loaded machine the first could finish its schedule before they started (seen once).
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            second = arena(league, "league", "run", "league.toml", "-q", "-j", "1", timeout=60)
+            status = arena(league, "league", "status", "league.toml", timeout=60)
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
         assert second.returncode == 1, second.stderr
         lines = second.stderr.strip().splitlines()
         assert len(lines) == 1, second.stderr
         assert f"pid {first.pid}" in lines[0] and socket.gethostname() in lines[0], lines[0]
         assert "stop.sqlite" in lines[0] and "in use" in lines[0], lines[0]
         assert second.stdout == ""  # no summary claiming games
-        status = arena(league, "league", "status", "league.toml", timeout=60)
         assert status.returncode == 0 and f"playing this store now (pid {first.pid} on host" in status.stdout, status
         # arena submit takes no lock: its one transaction waits for SQLite's write lock like any writer
         write(league / "late.py", RANDOM_BOT)
