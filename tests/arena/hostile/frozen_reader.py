@@ -1,6 +1,7 @@
 """Computes while frozen: threads loop long ``preadv`` calls over a large page-cached file any bot may read (the
 interpreter's own shared library, else the interpreter). A page-cache read stops only for fatal signals, so each
-call runs on after the freeze is asked for. Its main thread answers every move at once."""
+call runs on after the freeze is asked for. Its main thread starts them on its first move and answers every move
+at once."""
 import os
 import sys
 import sysconfig
@@ -29,9 +30,12 @@ def _read_forever(fd):
 
 class Bot:
     def __init__(self, game, seat, seed):
-        fd = _target()
-        for _ in range(THREADS):
-            threading.Thread(target=_read_forever, args=(fd,), daemon=True).start()
+        self.fd = _target()
+        self.started = False
 
     def step(self, state, limit):
+        if not self.started:  # on its first move, not at start-up: the opponent's start-up would end it first
+            self.started = True
+            for _ in range(THREADS):
+                threading.Thread(target=_read_forever, args=(self.fd,), daemon=True).start()
         return state.legal_actions()[0]
