@@ -135,10 +135,8 @@ _templates.filters["when"] = lambda t: datetime.fromtimestamp(t, UTC).strftime("
 class Viewer:
     """Who is asking (None: nobody logged in) and the session's CSRF token."""
 
-    def __init__(self, account: acc.Account | None, csrf: str = "", via_token: bool = False,
-                 throttled: bool = False) -> None:
+    def __init__(self, account: acc.Account | None, csrf: str = "", via_token: bool = False) -> None:
         self.account, self.csrf, self.via_token = account, csrf, via_token
-        self.throttled = throttled  # a bearer token from an address past its limit: 429, the token not looked up
 
     @property
     def organiser(self) -> bool:
@@ -147,20 +145,16 @@ class Viewer:
 
 def viewer(site: Site, store: Store, request: Request) -> Viewer:
     header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        if site.per_address.blocked(address(request)):  # the login form's limit holds for the API's guesses too
-            return Viewer(None, via_token=True, throttled=True)
-        account = acc.by_token(store, site.league_id(store), header[7:].strip())
-        if account is None:
-            site.per_address.fail(address(request))
-        return Viewer(account, via_token=True)
+    if header.lower().startswith("bearer "):  # not limited per address: see arena.server.auth
+        return Viewer(acc.by_token(store, site.league_id(store), header[7:].strip()), via_token=True)
     key = request.cookies.get(auth.SESSION_COOKIE)
     found = acc.session(store, key) if key else None
     return Viewer(*found) if found and found[0].league_id == site.league_id(store) else Viewer(None)
 
 
 def address(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    """The client for the login limits (:func:`arena.server.auth.client_key`)."""
+    return auth.client_key(request.client.host if request.client else "")
 
 
 MAX_ROW_ID = (1 << 63) - 1
@@ -187,10 +181,6 @@ def not_found(viewer_: Viewer, site: Site) -> HTMLResponse:
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-def throttled() -> JSONResponse:
-    return error(429, "too many unknown tokens or failed logins from this address; wait 15 minutes")
 
 
 DRAIN = 32 << 20
@@ -270,8 +260,7 @@ def create_app(site: Site) -> ASGIApp:
         async def endpoint(request: Request) -> Response:
             def call() -> Response:
                 store = site.store()
-                v = viewer(site, store, request)
-                return throttled() if v.throttled else handler(request, store, v)
+                return handler(request, store, viewer(site, store, request))
             return await run_in_threadpool(call)
         return endpoint
 
@@ -355,8 +344,9 @@ def create_app(site: Site) -> ASGIApp:
                 return login_page(request, store, v, "Too many failed logins; wait 15 minutes.", 429)
             account = acc.by_token(store, site.league_id(store), token) if token else None
             if account is None or not auth.same(account.name, name):
-                site.per_account_address.fail(pair)
-                site.per_account.fail(name)
+                if acc.account_named(store, site.league_id(store), name) is not None:  # only a real name's count
+                    site.per_account_address.fail(pair)  # can close anything: others would only fill memory
+                    site.per_account.fail(name)
                 site.per_address.fail(where)
                 return login_page(request, store, v, "Unknown name or token.", 401)
             key, _ = acc.new_session(store, account.id, auth.SESSION_TTL)
@@ -441,8 +431,6 @@ def create_app(site: Site) -> ASGIApp:
             store = site.store()
             return viewer(site, store, request)
         v = await run_in_threadpool(who)
-        if v.throttled:
-            return throttled()
         if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
             return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
         parsed = await upload_form(request, site.max_bytes)

@@ -7,12 +7,15 @@
   is stored only as an HMAC. Every form POST carries the session's CSRF token (a hidden field), compared in
   constant time: a POST without it is answered 403 and changes nothing. The login form (no session yet) uses a
   double-submit token: a random ``arena_login`` cookie that the form must repeat.
-- Failed logins are limited per account name and per client address (:class:`RateLimit`): past the limit a
-  login is refused (429) before the token is even looked at.
+- Failed logins are limited per account name and address, per account name and per client address
+  (:class:`RateLimit`, :func:`client_key`): past a limit a login is refused (429) before the token is even looked
+  at. API bearer tokens are not limited: 256-bit tokens cannot be guessed, and a block would let one client behind
+  an address a class shares (a campus NAT, a script polling with a revoked token) shut the API for all of them.
 """
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 import threading
 import time
@@ -33,8 +36,9 @@ MAX_FAILS_PER_ADDRESS = 20
 MAX_KEY = 111
 """Characters of a key kept (an address, a space and a name of at most 64): a login form's name field can be
 16 kB."""
-MAX_KEYS = 100_000
-"""Keys kept before the idle ones are forgotten."""
+MAX_KEYS = 20_000
+"""Keys each limit keeps (about 1 kB each): past it the least recently failed is forgotten, so a flood of names
+or addresses costs a bounded memory."""
 
 
 def same(a: str | None, b: str | None) -> bool:
@@ -58,19 +62,33 @@ def cookie(name: str, value: str, *, secure: bool, max_age: int | None) -> str:
     return "; ".join(parts)
 
 
+def client_key(host: str) -> str:
+    """Who a client is for the login limits: its IPv4 address, or its IPv6 /64 (one host holds a whole /64 and
+    may send from any address in it); an IPv4-mapped IPv6 address is its IPv4 address. A value that is not an
+    address (only a misconfigured proxy forwards one) is one client, "?"."""
+    try:
+        ip = ipaddress.ip_address(host.strip().removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return "?"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 def name_at(name: str, where: str) -> str:
-    """The key of one name's failed logins from one address (an address is at most 45 characters; a longer
-    forwarded value is cut, as a longer name is by :class:`RateLimit`)."""
-    return f"{where[:45]} {name}"
+    """The key of one name's failed logins from one client (``where``, a :func:`client_key`: no spaces)."""
+    return f"{where} {name}"
 
 
 class RateLimit:
-    """Failures per key (an account name, an address) within a sliding window."""
+    """Failures per key (an account name, an address) within a sliding window; at most :data:`MAX_KEYS` keys, in
+    the order of their last failure (the dict's order)."""
 
     def __init__(self, limit: int, window: float = LOGIN_WINDOW) -> None:
         self.limit, self.window = limit, window
         self.fails: dict[str, deque[float]] = {}
-        self.prune_at = MAX_KEYS
         self.guard = threading.Lock()
 
     def _recent(self, key: str, now: float) -> deque[float]:
@@ -88,9 +106,12 @@ class RateLimit:
     def fail(self, key: str) -> None:
         with self.guard:
             now = time.monotonic()
-            self._recent(key, now).append(now)
-            if len(self.fails) > self.prune_at:  # a flood of names or addresses: forget those idle for a window
-                for k in list(self.fails):  # (each key's old failures dropped first: a key seen once stays
-                    if not self._recent(k, now):  # non-empty until looked at again, so it was never forgotten)
-                        del self.fails[k]
-                self.prune_at = max(MAX_KEYS, 2 * len(self.fails))  # all live: no scan per failure
+            times = self._recent(key, now)
+            times.append(now)
+            del self.fails[key[:MAX_KEY]]  # to the end: the least recently failed key is always the first
+            self.fails[key[:MAX_KEY]] = times
+            while True:  # forget keys idle for a window, and the oldest past MAX_KEYS (each once: O(1) on average)
+                first = next(iter(self.fails))
+                if len(self.fails) <= MAX_KEYS and self.fails[first][-1] >= now - self.window:
+                    break
+                del self.fails[first]
