@@ -312,13 +312,15 @@ def _stop_on_signals() -> Iterator[None]:
 
 
 _NOT_YET = object()
+_clock = time.monotonic  # (the writer's clock for folds: tests pace results without waiting)
 FOLD_EVERY = 1.0
 """Seconds between two rating folds while games are stored: a fold reads and writes the ratings of every bot it
 touches (~2 ms of the writer's CPU whatever the games in it), so one fold for a few dozen games costs the writer
 little more than one for a single game; at 0.25 s a league of slow games (a loaded 2-core machine: ~12 games/s)
 folded every 3 games and the fold was a third of the runner's own CPU. The games
-stored meanwhile stay unrated (as after a kill: the next fold or run rates them), and the last game of a run is
-always folded: the ratings at the end equal a schedule-order recomputation."""
+stored meanwhile stay unrated (as after a kill: the next fold or run rates them), unless results come more than
+FOLD_EVERY apart on average (then each is folded as it comes: the next fold could be a long game away), and the
+last game of a run is always folded: the ratings at the end equal a schedule-order recomputation."""
 
 
 class _Writer:
@@ -341,6 +343,8 @@ class _Writer:
         self.rule = ProbationRule.from_config(config)
         self.rated_below: object = _NOT_YET  # the ``before`` of the last rating fold
         self.folded_at = float("-inf")
+        self.stored_at = _clock()  # when the last batch of results was stored (the run's start before the first)
+        self.between: float | None = None  # the time between batches, over the last few (each half the next's weight)
         self.writer_cpu = 0.0
         """CPU seconds this writer spent storing games and folding ratings (``arena bench league`` reads it)."""
 
@@ -405,10 +409,16 @@ class _Writer:
                 tx.__exit__(Interrupted, None, None)
 
     def _fold(self, before: str | None) -> None:
-        """Folds the ratings up to ``before`` (the first game still outstanding) when that moved and the last fold
-        is at least :data:`FOLD_EVERY` old, or when nothing is outstanding (inside the caller's transaction)."""
-        now = time.monotonic()
-        if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY):
+        """Folds the ratings up to ``before`` (the first game still outstanding) when that moved and either the last
+        fold is at least :data:`FOLD_EVERY` old, or results come that seldom (the next is likely to be further off:
+        waiting for it would leave this one unrated meanwhile), or nothing is outstanding (inside the caller's
+        transaction)."""
+        now = _clock()
+        since = now - self.stored_at
+        self.between = since if self.between is None else (self.between + since) / 2
+        self.stored_at = now
+        if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY
+                                           or self.between >= FOLD_EVERY):
             ledger.rate_pending(self.store, self.league_id, before=before)
             self.rated_below, self.folded_at = before, now
 

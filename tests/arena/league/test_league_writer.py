@@ -98,6 +98,44 @@ def test_ratings_at_the_end_equal_a_recomputation(tmp_path, monkeypatch: pytest.
         assert sum(r.games for r in folded.values()) == 2 * SCHEDULED
 
 
+def test_a_game_that_ends_soon_after_a_fold_is_rated_when_games_are_slow(tmp_path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games of two workers that end 0.3 s apart, a minute between pairs (a long game at -j 2): the second of a
+    pair came within FOLD_EVERY of the first's fold and stayed unrated until the next pair, a minute later (the
+    leaderboard a game behind). Results that come seldom are folded as they come; frequent ones still wait."""
+    now = [0.0]
+    monkeypatch.setattr(runner, "_clock", lambda: now[0])
+
+    class Paced(InProcess):
+        def __init__(self, gaps: list[float]) -> None:
+            super().__init__()
+            self.gaps = gaps
+
+        def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:
+            for i, pair in enumerate(super().execute(tasks)):
+                now[0] += self.gaps[i % len(self.gaps)]
+                yield pair
+
+    db = tmp_path / "p.sqlite"
+
+    def unrated_after_each_game(gaps: list[float]) -> list[int]:
+        if db.exists():
+            db.unlink()
+        monkeypatch.setattr(runner, "_make_backend", lambda *args: Paced(gaps))
+        seen: list[int] = []
+
+        def progress(*args: Any) -> None:
+            with Store.open(db, readonly=True) as store:
+                seen.append(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
+        summary = runner.run_league(parse_config(dict(CONFIG)), db=db, progress=progress)
+        assert summary.played == SCHEDULED
+        return seen
+
+    assert unrated_after_each_game([60.0, 0.3]) == [0] * SCHEDULED
+    fast = unrated_after_each_game([0.1])  # ten games a second: folded about once a second, not per game
+    assert fast[-1] == 0 and max(fast) >= 5, fast
+
+
 def test_a_stop_between_games_that_finished_together_stores_none_of_them(tmp_path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     class StopMidGroup(InProcess):
