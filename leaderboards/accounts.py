@@ -211,15 +211,21 @@ def submitted_since(store: Store, account_id: int, since: float) -> int:
                                   (account_id, since)).fetchone()[0])
 
 
-def claim_next(store: Store, league_id: int) -> Submission | None:
-    """The oldest queued submission, marked ``validating`` in the same transaction (one validator takes it)."""
+def claim_next(store: Store, league_id: int, turns: dict[int, int]) -> Submission | None:
+    """The next queued submission, marked ``validating`` in the same transaction (one validator takes it).
+
+    Accounts take turns: ``turns`` (account id -> the number of the claim that last served it, kept by the caller
+    and updated here) picks the first waiting submission of the account served least recently, an account never
+    served first, the oldest among equals."""
     with transaction(store.conn):
-        row = store.conn.execute(f"SELECT {_SUBMISSION} FROM submissions WHERE league_id=? AND status='queued' "
-                                 "ORDER BY id LIMIT 1", (league_id,)).fetchone()
-        if row is None:
+        firsts = store.conn.execute("SELECT account_id, min(id) FROM submissions WHERE league_id=? "
+                                    "AND status='queued' GROUP BY account_id", (league_id,)).fetchall()
+        if not firsts:
             return None
-        store.conn.execute("UPDATE submissions SET status='validating', updated=? WHERE id=?", (time.time(), row[0]))
-    return submission(store, row[0])
+        account_id, sid = min(firsts, key=lambda row: (turns.get(row[0], -1), row[1]))
+        store.conn.execute("UPDATE submissions SET status='validating', updated=? WHERE id=?", (time.time(), sid))
+    turns[account_id] = max(turns.values(), default=-1) + 1
+    return submission(store, sid)
 
 
 def requeue_unfinished(store: Store, league_id: int) -> int:

@@ -2,7 +2,7 @@
 
 Two loops share the store (each with its own connection; SQLite's WAL lets the web pages read meanwhile):
 
-- :class:`Validator` (a thread): takes queued submissions oldest first (:func:`leaderboards.accounts.claim_next`),
+- :class:`Validator` (a thread): takes queued submissions, accounts in turn (:func:`leaderboards.accounts.claim_next`),
   plays each one's validation games from every seat (:func:`arena.submissions.validation.verdict`, the same games as
   ``arena submit``) in a worker process of its own, and either refuses it (reason + the bot's traceback) or
   enters it as the account's next bot version (``Store.upsert_bot``, origin ``submit``: probation lifted, the
@@ -65,9 +65,10 @@ class Validator(threading.Thread):
 
     def run(self) -> None:
         try:
+            turns: dict[int, int] = {}  # accounts take turns (acc.claim_next)
             with self.base.another() as store:  # (never a second Store.open in this process: Store.another)
                 while not self.stopping.is_set():
-                    sub = acc.claim_next(store, self.league_id)
+                    sub = acc.claim_next(store, self.league_id, turns)
                     if sub is None:
                         self.wake.wait(1.0)
                         self.wake.clear()

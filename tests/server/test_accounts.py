@@ -83,3 +83,27 @@ def test_a_schema_4_store_gets_the_server_tables(tmp_path):
         assert {"accounts", "submissions", "sessions", "actions"} <= tables
         assert store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
             str(SCHEMA_VERSION) == "5"
+
+
+def test_validation_takes_accounts_in_turn(league):
+    """Accounts take turns in the one validation queue: next is the first waiting submission of the account served
+    least recently (never served: first), the oldest among equals. Oldest first alone made one student's ten
+    uploads (up to ~10 s each to validate) hold up a classmate's first for a minute or more."""
+    from arena.submissions.snapshot import single
+    run("accounts", "add", "--league", "l.toml", "alice", "bob", "carol")
+    with Store.open("srv.sqlite") as store:
+        league_id = store.find_league("srv").id
+        ids = {a.name: a.id for a in acc.accounts(store, league_id)}
+
+        def upload(name: str, n: int) -> int:
+            return acc.add_submission(store, league_id, ids[name], name, "bot.py",
+                                      single("bot.py", f"# {name} {n}\n"))
+        order = [upload("alice", n) for n in range(4)] + [upload("bob", 0), upload("carol", 0), upload("bob", 1)]
+        taken: list[int] = []
+        turns: dict[int, int] = {}  # the validator's (a restart starts the turns afresh)
+        while (sub := acc.claim_next(store, league_id, turns)) is not None:
+            taken.append(sub.id)
+            if len(taken) == 2:  # one arrives while the queue is served: it waits for its own round
+                order.append(upload("carol", 1))
+    a0, a1, a2, a3, b0, c0, b1, c1 = order
+    assert taken == [a0, b0, c0, a1, b1, c1, a2, a3], (order, taken)
