@@ -176,7 +176,8 @@ def end_session(store: Store, key: str) -> None:
 # -- submissions ----------------------------------------------------------------------------------------
 def add_submission(store: Store, league_id: int, account_id: int, bot_name: str, filename: str,
                    snapshot: Snapshot) -> int:
-    """Queues an upload (its snapshot kept) and returns its id; ids give the order submissions are handled in."""
+    """Queues an upload (its snapshot kept) and returns its id; ids give the order one account's submissions are
+    handled in (accounts take turns: :func:`claim_next`)."""
     now = time.time()
     with transaction(store.conn):
         cur = store.conn.execute(
@@ -216,10 +217,11 @@ def claim_next(store: Store, league_id: int, turns: dict[int, int]) -> Submissio
 
     Accounts take turns: ``turns`` (account id -> the number of the claim that last served it, kept by the caller
     and updated here) picks the first waiting submission of the account served least recently, an account never
-    served first, the oldest among equals."""
+    served first, the oldest among equals. A revoked account's are left waiting."""
     with transaction(store.conn):
-        firsts = store.conn.execute("SELECT account_id, min(id) FROM submissions WHERE league_id=? "
-                                    "AND status='queued' GROUP BY account_id", (league_id,)).fetchall()
+        firsts = store.conn.execute(  # (a revoked account's uploads stay queued: never validated nor entered)
+            "SELECT account_id, min(id) FROM submissions WHERE league_id=? AND status='queued' AND account_id IN "
+            "(SELECT id FROM accounts WHERE revoked IS NULL) GROUP BY account_id", (league_id,)).fetchall()
         if not firsts:
             return None
         account_id, sid = min(firsts, key=lambda row: (turns.get(row[0], -1), row[1]))

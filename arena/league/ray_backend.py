@@ -233,7 +233,8 @@ class RayBackend:
         """Why each lost batch was lost (it was played again, or given up: ``gave_up``)."""
         self.gave_up: list[str] = []
 
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
+    def execute(self, tasks: Iterator[Task], tick: float | None = None) -> Iterator[tuple[Task, TaskResult] | None]:
+        """See :class:`arena.league.runner.Backend`: batches of games as Ray tasks, a hung one played again."""
         running: dict[Any, tuple[list[Task], int, float | None]] = {}  # ref -> (batch, attempt, deadline)
         retry: list[tuple[list[Task], int]] = []
         exhausted = False
@@ -252,9 +253,14 @@ class RayBackend:
                 return
             deadlines = [d for _, _, d in running.values() if d is not None]
             wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            if tick is not None:
+                wait = tick if wait is None else min(wait, tick)
             ready, _ = self.ray.wait(list(running), num_returns=1, timeout=wait)
             now = time.monotonic()
             late = [r for r, (_, _, d) in running.items() if d is not None and d <= now and r not in ready]
+            if not ready and not late:  # ``tick`` seconds without a result
+                yield None
+                continue
             for ref in late:  # hung (a frozen worker, a lost node not yet declared dead): stopped and played again
                 games, attempt, _ = running.pop(ref)
                 self.ray.cancel(ref, force=True)

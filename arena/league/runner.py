@@ -79,8 +79,9 @@ class RunSummary:
 
 
 class Backend(Protocol):
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
-        """Runs tasks (pulled lazily, as slots free up) and yields (task, result) as games finish."""
+    def execute(self, tasks: Iterator[Task], tick: float | None = None) -> Iterator[tuple[Task, TaskResult] | None]:
+        """Runs tasks (pulled lazily, as slots free up) and yields (task, result) as games finish; with ``tick``,
+        also None after every ``tick`` seconds without a result (the writer's chance to make a fold it put off)."""
         ...
 
     def close(self) -> None: ...
@@ -318,9 +319,10 @@ FOLD_EVERY = 1.0
 touches (~2 ms of the writer's CPU whatever the games in it), so one fold for a few dozen games costs the writer
 little more than one for a single game; at 0.25 s a league of slow games (a loaded 2-core machine: ~12 games/s)
 folded every 3 games and the fold was a third of the runner's own CPU. The games
-stored meanwhile stay unrated (as after a kill: the next fold or run rates them), unless results come more than
-FOLD_EVERY apart on average (then each is folded as it comes: the next fold could be a long game away), and the
-last game of a run is always folded: the ratings at the end equal a schedule-order recomputation."""
+stored meanwhile stay unrated (as after a kill: the next fold or run rates them) until the next result or, when
+none comes, until the backend wakes the writer FOLD_EVERY later (its ``tick``): the leaderboard is never more than
+about two seconds behind. The last game of a run is always folded: the ratings at the end equal a schedule-order
+recomputation."""
 
 
 class _Writer:
@@ -343,8 +345,7 @@ class _Writer:
         self.rule = ProbationRule.from_config(config)
         self.rated_below: object = _NOT_YET  # the ``before`` of the last rating fold
         self.folded_at = float("-inf")
-        self.stored_at = _clock()  # when the last batch of results was stored (the run's start before the first)
-        self.between: float | None = None  # the time between batches, over the last few (each half the next's weight)
+        self.before: str | None = None  # the first game still outstanding, as of the last stored result
         self.writer_cpu = 0.0
         """CPU seconds this writer spent storing games and folding ratings (``arena bench league`` reads it)."""
 
@@ -374,7 +375,13 @@ class _Writer:
         batch: list[tuple[Task, TaskResult]] = []  # stored in the open transaction, not yet committed
         tx: Any = None
         try:
-            for task, result in backend.execute(self.tasks()):
+            for item in backend.execute(self.tasks(), tick=FOLD_EVERY):
+                if item is None:  # no result for FOLD_EVERY: a fold put off is made now (nothing is open: the
+                    if self.before != self.rated_below and tx is None:  # last result was committed)
+                        with self.store.transaction():
+                            self._fold(self.before)
+                    continue
+                task, result = item
                 if tx is None:
                     tx = self.store.transaction()
                     tx.__enter__()
@@ -389,7 +396,7 @@ class _Writer:
                 while self.low < total and self.todo[self.low].key in self.finished:
                     self.finished.discard(self.todo[self.low].key)  # behind the frontier: kept flat at 100k games
                     self.low += 1
-                before = self.todo[self.low].key if self.low < total else None
+                before = self.before = self.todo[self.low].key if self.low < total else None
                 if getattr(backend, "ready", 0):  # more results already waiting: they join this transaction
                     self.writer_cpu += time.thread_time() - started
                     continue
@@ -409,16 +416,10 @@ class _Writer:
                 tx.__exit__(Interrupted, None, None)
 
     def _fold(self, before: str | None) -> None:
-        """Folds the ratings up to ``before`` (the first game still outstanding) when that moved and either the last
-        fold is at least :data:`FOLD_EVERY` old, or results come that seldom (the next is likely to be further off:
-        waiting for it would leave this one unrated meanwhile), or nothing is outstanding (inside the caller's
-        transaction)."""
+        """Folds the ratings up to ``before`` (the first game still outstanding) when that moved and the last fold
+        is at least :data:`FOLD_EVERY` old, or when nothing is outstanding (inside the caller's transaction)."""
         now = _clock()
-        since = now - self.stored_at
-        self.between = since if self.between is None else (self.between + since) / 2
-        self.stored_at = now
-        if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY
-                                           or self.between >= FOLD_EVERY):
+        if before != self.rated_below and (before is None or now - self.folded_at >= FOLD_EVERY):
             ledger.rate_pending(self.store, self.league_id, before=before)
             self.rated_below, self.folded_at = before, now
 
@@ -446,6 +447,6 @@ def _make_backend(name: str, concurrency: int, db: Path, address: str | None) ->
 def run_tasks(tasks: Iterable[Task], backend: Backend) -> list[tuple[Task, TaskResult]]:
     """Plays tasks without a store (benchmarks, tests)."""
     try:
-        return list(backend.execute(iter(tasks)))
+        return [item for item in backend.execute(iter(tasks)) if item is not None]  # (no tick: never None)
     finally:
         backend.close()

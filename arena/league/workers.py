@@ -242,7 +242,8 @@ class LocalBackend:
             self.close()
             raise
 
-    def execute(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, TaskResult]]:
+    def execute(self, tasks: Iterator[Task], tick: float | None = None) -> Iterator[tuple[Task, TaskResult] | None]:
+        """See :class:`arena.league.runner.Backend`: one game per worker at a time."""
         idle = list(reversed(self.workers))
         exhausted = False
         waiting: deque[int] = deque()  # result fds the last select() found readable, not yet read
@@ -265,7 +266,11 @@ class LocalBackend:
                     self.ready = 0
                     return
                 if not waiting:
-                    waiting.extend(key.fd for key, _ in selector.select())
+                    waiting.extend(key.fd for key, _ in selector.select(tick))
+                    if not waiting:  # ``tick`` seconds without a result
+                        self.ready = 0
+                        yield None
+                        continue
                 fd = waiting.popleft()
                 self.ready = len(waiting)
                 if fd not in self.busy:  # an idle worker's end-of-file

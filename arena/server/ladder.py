@@ -40,8 +40,8 @@ RETRY = 5.0
 
 
 class Validator(threading.Thread):
-    """Validates queued submissions one at a time, oldest first (so two of one account become two versions in
-    the order they were sent)."""
+    """Validates queued submissions one at a time, accounts in turn, each account's oldest first (so two of one
+    account become two versions in the order they were sent)."""
 
     def __init__(self, base: Store, config: LeagueConfig, league_id: int, entered: threading.Event) -> None:
         super().__init__(name="arena-validator", daemon=True)
@@ -55,8 +55,9 @@ class Validator(threading.Thread):
         if self.backend is None:
             self.backend = LocalBackend(1)
         try:
-            for _, result in self.backend.execute(iter([task])):
-                return result
+            for item in self.backend.execute(iter([task])):  # (no tick: never None)
+                if item is not None:
+                    return item[1]
             return TaskFailure("the validation worker returned nothing")
         finally:
             # the store's columns the worker encoded are the league writer's to take; a validation game is not

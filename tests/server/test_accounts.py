@@ -105,5 +105,15 @@ def test_validation_takes_accounts_in_turn(league):
             taken.append(sub.id)
             if len(taken) == 2:  # one arrives while the queue is served: it waits for its own round
                 order.append(upload("carol", 1))
-    a0, a1, a2, a3, b0, c0, b1, c1 = order
-    assert taken == [a0, b0, c0, a1, b1, c1, a2, a3], (order, taken)
+        a0, a1, a2, a3, b0, c0, b1, c1 = order
+        assert taken == [a0, b0, c0, a1, b1, c1, a2, a3], (order, taken)
+        # Served least recently, not fewest times: bob (last served 5th) before alice (8th), then in turn, though
+        # alice has had twice bob's turns.
+        b2, a4, a5, b3 = upload("bob", 2), upload("alice", 4), upload("alice", 5), upload("bob", 3)
+        again = [sub.id for sub in iter(lambda: acc.claim_next(store, league_id, turns), None)]
+        assert again == [b2, a4, b3, a5], again
+        # A revoked account's waiting uploads are never validated (nor entered).
+        c2, a6 = upload("carol", 2), upload("alice", 6)
+        acc.revoke(store, ids["carol"])
+        assert [sub.id for sub in iter(lambda: acc.claim_next(store, league_id, turns), None)] == [a6]
+        assert acc.submission(store, c2).status == "queued"

@@ -34,7 +34,8 @@ class OneOverload:
     def __init__(self) -> None:
         self.first = True
 
-    def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:
+    def execute(self, tasks: Iterator[runner.Task], tick: float | None = None
+                ) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:  # (never waits: no ticks)
         for task in tasks:
             if self.first:
                 self.first = False

@@ -33,7 +33,8 @@ class InProcess:
     def __init__(self, together: int = 1) -> None:
         self.together, self.ready = together, 0
 
-    def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:
+    def execute(self, tasks: Iterator[runner.Task], tick: float | None = None
+                ) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:  # (never waits: no ticks)
         group: list[tuple[runner.Task, task_module.TaskResult]] = []
         for task in tasks:
             group.append((task, runner.play_task(task)))
@@ -98,42 +99,91 @@ def test_ratings_at_the_end_equal_a_recomputation(tmp_path, monkeypatch: pytest.
         assert sum(r.games for r in folded.values()) == 2 * SCHEDULED
 
 
-def test_a_game_that_ends_soon_after_a_fold_is_rated_when_games_are_slow(tmp_path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Games of two workers that end 0.3 s apart, a minute between pairs (a long game at -j 2): the second of a
-    pair came within FOLD_EVERY of the first's fold and stayed unrated until the next pair, a minute later (the
-    leaderboard a game behind). Results that come seldom are folded as they come; frequent ones still wait."""
+LONG = 60.0
+
+
+@pytest.mark.parametrize("gaps", [[LONG, 0.3], [LONG] + [0.1] * 7, [0.1] * 5 + [LONG], [0.5, 0.5, LONG]],
+                         ids=["j2-pairs", "j8-bursts", "fast-then-long", "halves-then-long"])
+def test_no_game_waits_unrated_through_a_long_game(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                   gaps: list[float]) -> None:
+    """Results paced by ``gaps`` (seconds before each, cycled; a clock the writer reads, moved by the backend):
+    a game stored within FOLD_EVERY of the last fold stayed unrated until the next result, a whole long game later
+    (the leaderboard a game behind). The backend wakes the writer every FOLD_EVERY without a result, and a fold
+    put off is made then: at the end of every long gap nothing stored is unrated."""
     now = [0.0]
     monkeypatch.setattr(runner, "_clock", lambda: now[0])
+    db = tmp_path / "p.sqlite"
+    behind: list[int] = []  # unrated games at the end of each long gap
+
+    def unrated() -> int:
+        with Store.open(db, readonly=True) as store:
+            return int(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
 
     class Paced(InProcess):
-        def __init__(self, gaps: list[float]) -> None:
-            super().__init__()
-            self.gaps = gaps
-
-        def execute(self, tasks: Iterator[runner.Task]) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:
+        def execute(self, tasks: Iterator[runner.Task], tick: float | None = None) -> Iterator[Any]:
             for i, pair in enumerate(super().execute(tasks)):
-                now[0] += self.gaps[i % len(self.gaps)]
+                gap = gaps[i % len(gaps)]
+                while tick is not None and gap > tick:  # no result for ``tick`` seconds: the writer is woken
+                    now[0] += tick
+                    gap -= tick
+                    yield None
+                now[0] += gap
+                if gaps[i % len(gaps)] == LONG and db.exists():
+                    behind.append(unrated())
                 yield pair
 
-    db = tmp_path / "p.sqlite"
+    monkeypatch.setattr(runner, "_make_backend", lambda *args: Paced())
+    summary = runner.run_league(parse_config(dict(CONFIG)), db=db)
+    assert summary.played == SCHEDULED
+    assert behind and behind == [0] * len(behind), behind
 
-    def unrated_after_each_game(gaps: list[float]) -> list[int]:
-        if db.exists():
-            db.unlink()
-        monkeypatch.setattr(runner, "_make_backend", lambda *args: Paced(gaps))
-        seen: list[int] = []
 
-        def progress(*args: Any) -> None:
-            with Store.open(db, readonly=True) as store:
-                seen.append(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
-        summary = runner.run_league(parse_config(dict(CONFIG)), db=db, progress=progress)
-        assert summary.played == SCHEDULED
-        return seen
+def test_results_that_come_often_are_folded_together(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten results a second: folded about once a second, not per game (the fold is the writer's biggest cost)."""
+    now = [0.0]
+    monkeypatch.setattr(runner, "_clock", lambda: now[0])
+    db = tmp_path / "f.sqlite"
 
-    assert unrated_after_each_game([60.0, 0.3]) == [0] * SCHEDULED
-    fast = unrated_after_each_game([0.1])  # ten games a second: folded about once a second, not per game
-    assert fast[-1] == 0 and max(fast) >= 5, fast
+    class Fast(InProcess):
+        def execute(self, tasks: Iterator[runner.Task], tick: float | None = None) -> Iterator[Any]:
+            for pair in super().execute(tasks):
+                now[0] += 0.1
+                yield pair
+
+    seen: list[int] = []
+
+    def progress(*args: Any) -> None:
+        with Store.open(db, readonly=True) as store:
+            seen.append(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
+    monkeypatch.setattr(runner, "_make_backend", lambda *args: Fast())
+    summary = runner.run_league(parse_config(dict(CONFIG)), db=db, progress=progress)
+    assert summary.played == SCHEDULED and seen[-1] == 0 and max(seen) >= 5, seen
+
+
+SLOW_BOT = """import time
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+
+    def step(self, state, limit):
+        time.sleep(0.3)
+        return state.legal_actions()[0]
+"""
+
+
+def test_the_local_backend_wakes_the_writer_while_no_game_ends() -> None:
+    """Real workers: with ``tick``, the backend yields None every ``tick`` seconds without a result (the writer
+    then makes a fold it put off), and the game's result after them."""
+    backend = workers.LocalBackend(1)
+    try:
+        items = list(backend.execute(iter([_file_task("slow", 1, single("bot.py", SLOW_BOT))]), tick=0.1))
+    finally:
+        backend.close()
+    assert items[-1] is not None and items[-1][0].key == "slow" and not isinstance(items[-1][1],
+                                                                                  task_module.TaskFailure), items
+    assert items[:-1] and all(item is None for item in items[:-1]), items  # the game took >= 0.3 s per own move
 
 
 def test_a_stop_between_games_that_finished_together_stores_none_of_them(tmp_path,
