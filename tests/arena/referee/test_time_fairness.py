@@ -62,8 +62,8 @@ def accounting(request, monkeypatch):
 
 
 def hungry(tmp_path: Path, need: float) -> str:
-    """The cpu_hungry bot, pinned to CPU, needing ``need`` move times of CPU on its first move."""
-    return place("cpu_hungry", tmp_path, files={"cpu.txt": str(CPU), "need.txt": str(need)})
+    """The cpu_hungry bot, pinned to CPU, needing ``need`` move times (LIMITS', 0.5 s) of CPU on its first move."""
+    return place("cpu_hungry", tmp_path, files={"cpu.txt": str(CPU), "need.txt": str(need * LIMITS.move_time)})
 
 
 def test_waiting_for_a_cpu_is_not_a_time_loss(tmp_path, accounting):
