@@ -114,11 +114,13 @@ def test_a_bot_waiting_behind_its_own_threads_is_not_credited_that_wait(tmp_path
     # It answers at 1.5 move times. Its main thread waits for the CPU most of the move, enough to cover
     # that overrun, but mostly behind its own three threads: the credit is bounded by wall - CPU of the
     # whole bot, i.e. only what other load on the machine took from it. On an idle CPU: a timeout.
-    record = play(place("thread_waiter", tmp_path), LIMITS, game=GAME)
-    wall, cpu, delay = record.wall_times[0], record.cpu_times[0], record.info["run_delays"][0]
+    # Its second move (a 20-stone pile: the game lasts that long): a first move's CPU figure includes the load's.
+    record = play(place("thread_waiter", tmp_path), LIMITS, game="nim(n=20)")
+    i = [n for n, seat in enumerate(record.move_seats) if seat == 0][1]
+    wall, cpu, delay = record.wall_times[i], record.cpu_times[i], record.info["run_delays"][i]
     assert delay > 1.5 * LIMITS.move_time - deadline_for(LIMITS.move_time), \
         "the main thread did not wait enough for this test to mean anything"
-    extension = dict(record.info.get("deadline_extensions", [])).get(0, 0.0)
+    extension = dict(record.info.get("deadline_extensions", [])).get(i, 0.0)
     assert extension <= wall - cpu + 0.02  # the bot (pinned to one CPU) cannot gain CPU faster than wall time
     assert record.terminations[0] in ("normal", "timeout"), record.failures
     if record.terminations[0] == "normal":  # only other load's share of the wait can have let it answer
