@@ -247,6 +247,14 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
     return 202, {"id": sid, "status": "queued"}
 
 
+def submit_values(site: Site, message: str = "") -> dict[str, Any]:
+    """What the submit page says: the league's games, limits and upload format, and whether the deadline passed."""
+    deadline = site.config.deadline
+    return {"message": message, "games": site.config.games, "limits": site.config.limits, "deadline": deadline,
+            "closed": deadline is not None and time.time() > deadline,
+            "comp424": site.config.upload_format == "comp424"}
+
+
 def submission_document(store: Store, sub: acc.Submission) -> dict[str, Any]:
     """``GET /api/submissions/ID``: ``version`` is the bot version it became (None until accepted)."""
     return {"id": sub.id, "bot": sub.bot_name, "version": store.bot(sub.bot_id).version if sub.bot_id else None,
@@ -397,19 +405,16 @@ def create_app(site: Site) -> ASGIApp:
     def submit_page(request: Request, store: Store, v: Viewer) -> Response:
         if v.account is None:
             return RedirectResponse("/login", 303)
-        return page("submit.html", v, site, message="", max_mb=site.config.limits.max_bot_mb,
-                    deadline=site.config.deadline)
+        return page("submit.html", v, site, **submit_values(site))
 
     async def submit_post(request: Request) -> Response:
         def action(store: Store, v: Viewer, fields: dict[str, Any]) -> Response:
             assert v.account is not None
             if "_data" not in fields:
-                return page("submit.html", v, site, 400, message="Choose a file to upload.",
-                            max_mb=site.config.limits.max_bot_mb, deadline=site.config.deadline)
+                return page("submit.html", v, site, 400, **submit_values(site, "Choose a file to upload."))
             status, doc = queue_upload(site, store, v.account, fields["_filename"], fields["_data"])
             if status != 202:
-                return page("submit.html", v, site, status, message=doc["error"],
-                            max_mb=site.config.limits.max_bot_mb, deadline=site.config.deadline)
+                return page("submit.html", v, site, status, **submit_values(site, doc["error"]))
             return RedirectResponse("/me", 303)
         return await form_post(request, action)
 
@@ -520,6 +525,11 @@ def create_app(site: Site) -> ASGIApp:
             return RedirectResponse("/admin", 303)
         return await form_post(request, action)
 
+    def guide_page(request: Request, store: Store, v: Viewer) -> Response:
+        """docs/bot-authors.md (packaged as arena/server/bot-authors.md), as plain text in a page of the site."""
+        text = resources.files("arena.server").joinpath("bot-authors.md").read_text(encoding="utf-8")
+        return page("guide.html", v, site, text=text)
+
     def login_get(request: Request, store: Store, v: Viewer) -> Response:
         return login_page(request, store, v)
 
@@ -540,6 +550,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/login", sync(login_get), methods=["GET"]),
         Route("/login", login_post, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),
+        Route("/guide", sync(guide_page), methods=["GET"]),
         Route("/submit", sync(submit_page), methods=["GET"]),
         Route("/submit", submit_post, methods=["POST"]),
         Route("/me", sync(me_page)),

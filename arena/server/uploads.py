@@ -46,7 +46,8 @@ def entry_name(filename: str) -> str:
 def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") -> Snapshot:
     """The snapshot of an uploaded ``.py`` or ``.zip`` of at most ``max_bytes`` (upload and unpacked content).
     With ``fmt == "comp424"`` (the league's ``upload_format``) a zip is a COMP424 checkout, unpacked with the same
-    checks, then taken as its ``student_agent`` (:func:`arena.adapters.comp424.agent_snapshot`).
+    checks, then taken as its ``student_agent`` (:func:`arena.adapters.comp424.agent_snapshot`), and a ``.py``
+    that registers an agent (``register_agent``) is a hand-in, run with the course's skeleton supplied.
 
     Raises:
         UploadError: too big, not a .py or .zip, or a zip that is malformed or breaks a rule above.
@@ -59,6 +60,13 @@ def read_upload(filename: str, data: bytes, max_bytes: int, fmt: str = "arena") 
             data.decode("utf-8")
         except UnicodeDecodeError:
             raise UploadError("the .py file is not UTF-8 text") from None
+        if fmt == "comp424" and b"register_agent" in data:  # a COMP424 hand-in (its student_agent.py alone)
+            from arena.adapters.comp424 import agent_snapshot  # start-up: only COMP424 leagues pay its import
+            name = entry_name(filename)
+            try:
+                return agent_snapshot({name: data}, name[:-3])
+            except ConfigError as exc:
+                raise UploadError(str(exc)) from None
         return single(entry_name(filename), data)
     if lower.endswith(".zip") and fmt == "comp424":
         from arena.adapters.comp424 import agent_snapshot  # start-up: only COMP424 leagues pay its import
