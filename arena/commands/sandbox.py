@@ -6,6 +6,7 @@ import sys
 import time
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from arena.text import out_console
@@ -32,15 +33,21 @@ def live_probe() -> dict[str, object]:
 def check_command(as_json: bool, no_live: bool) -> None:
     """Print the layer report: each layer active or missing, mandatory or not.
 
-    Exit status 1 when a mandatory layer is missing (bot files are then refused without --trusted).
+    The live probe also imports every module of the packages bots may import (numpy and the rest, each extension
+    module) inside a sandboxed bot. Exit status 1 when a mandatory layer is missing (bot files are then refused
+    without --trusted) or when a module that loads outside the sandbox cannot load inside it.
     """
-    from arena.sandbox import check  # start-up: the sandbox's probes only for this command
+    from dataclasses import asdict
+
+    from arena.sandbox import check, imports  # start-up: the sandbox's probes only for this command
     layers = check.report()
     missing = check.missing_mandatory()
     live = None if no_live else live_probe()
+    loaded = None if no_live else imports.probe()
     if as_json:
         click.echo(json.dumps({"layers": [l.to_dict() for l in layers], "missing_mandatory": missing,
-                               "bot_files_allowed": not missing, "live": live}, indent=2))
+                               "bot_files_allowed": not missing, "live": live,
+                               "imports": None if loaded is None else asdict(loaded) | {"ok": loaded.ok}}, indent=2))
     else:
         table = Table(title="arena sandbox layers", title_justify="left")
         for col in ("layer", "state", "mandatory", "what it does here"):
@@ -53,10 +60,13 @@ def check_command(as_json: bool, no_live: bool) -> None:
         if live is not None:
             console.print(f"live probe: a sandboxed game {'ran' if live['ok'] else 'FAILED'} "
                           f"(bot uids {live['bot_uids']}, {live['game_seconds']} s)")
+        if loaded is not None:
+            console.print(f"[green]imports[/]: {escape(loaded.summary())}" if loaded.ok else
+                          f"[red]IMPORTS FAIL[/]: {escape(loaded.summary())}")
         if missing:
             console.print(f"[red]bot files are refused here[/] (missing: {', '.join(missing)}); "
                           "--trusted runs them anyway, for code you trust")
         else:
             console.print("[green]untrusted bot files can run here[/]")
-    if missing:
+    if missing or (loaded is not None and not loaded.ok):
         sys.exit(1)

@@ -267,14 +267,16 @@ def _farm(libs: dict[str, str], workdir: str) -> str | None:
 
 
 def _walk(roots: list[str], masked: list[str]) -> list[str]:
-    """Every regular file under ``roots`` (files or folders), not below a masked folder, without following
-    symbolic links out of the tree (a link inside one is reached through its own root or not at all)."""
+    """Every regular file under ``roots`` (files or folders), not below a folder masked *inside* its root,
+    without following symbolic links out of the tree (a link inside one is reached through its own root or not
+    at all). A mask above a root does not hide it: the root is bound over the mask (a bot package's folder
+    inside the masked site-packages), so all of it is seen, its extension modules in subfolders included."""
     out: list[str] = []
-    hidden = tuple(m.rstrip("/") + "/" for m in masked)
     for root in roots:
         if os.path.isfile(root):
             out.append(root)
             continue
+        hidden = tuple(m.rstrip("/") + "/" for m in masked if m.startswith(root.rstrip("/") + "/"))
         for d, dirs, names in os.walk(root):
             dirs[:] = [x for x in dirs if not (os.path.join(d, x) + "/").startswith(hidden)]
             out.extend(os.path.join(d, n) for n in names)
