@@ -138,14 +138,18 @@ def probe() -> ImportReport:
     exists, numpy among them where a game needs it, so a bot forked from it would load numpy whatever the view
     holds."""
     env = dict(os.environ, ARENA_SANDBOX_ZYGOTE="0")
+    out = None
     try:
-        out = subprocess.run([sys.executable, "-m", "arena.sandbox.imports"], capture_output=True, text=True,
-                             timeout=600, env=env)
+        # in an empty folder: `-m` puts the working folder on sys.path, and a checkout's arena/ is not built
+        with tempfile.TemporaryDirectory(prefix="arena-import-probe-") as empty:
+            out = subprocess.run([sys.executable, "-m", "arena.sandbox.imports"], capture_output=True, text=True,
+                                 timeout=600, env=env, cwd=empty)
         fields = json.loads(out.stdout.strip().splitlines()[-1])
         return ImportReport(int(fields["modules"]), dict(fields["failed"]), list(fields["failed_outside"]),
                             fields["problem"], float(fields["seconds"]))
     except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError, TypeError) as exc:
-        return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc})")
+        said = out.stderr.strip().splitlines()[-1:] if out is not None and out.stderr.strip() else []
+        return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc}) {' '.join(said)}")
 
 
 def probe_here() -> ImportReport:

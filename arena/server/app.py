@@ -46,7 +46,8 @@ from arena.text import dumps, shown
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
@@ -232,19 +233,45 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         return 403, {"error": f"submissions closed at the deadline "
                               f"{_templates.filters['when'](site.config.deadline)}"}
     if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-        return 429, {"error": f"at most {site.config.max_submissions_per_hour} submissions an hour; try again later"}
+        return 429, {"error": over_the_rate(site, store, account, now)}
     try:
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
     with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
         if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-            return 429, {"error": f"at most {site.config.max_submissions_per_hour} submissions an hour; "
-                                  "try again later"}
+            return 429, {"error": over_the_rate(site, store, account, now)}
+        same = acc.same_upload(store, account.id, snapshot.digest)
         sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200],
                                  snapshot)
     site.wake()
-    return 202, {"id": sid, "status": "queued"}
+    if same is None:
+        return 202, {"id": sid, "status": "queued"}
+    return 202, {"id": sid, "status": "queued", "identical_to": same.id, "note": identical_line(store, same)}
+
+
+def identical_line(store: Store, same: acc.Submission) -> str:
+    """Says that an upload has the very files of an earlier one of the account, and what became of that one."""
+    bot = store.bot(same.bot_id) if same.bot_id else None
+    became = f"accepted as version {bot.version}" if same.status == "accepted" and bot else same.status
+    return f"identical to your submission #{same.id} ({became}): the same files, validated again"
+
+
+def over_the_rate(site: Site, store: Store, account: acc.Account, now: float) -> str:
+    """The 429's line: the limit, and when the oldest upload of the last hour leaves the window."""
+    limit = site.config.max_submissions_per_hour
+    times = acc.submission_times(store, account.id, now - 3600)
+    after = times[len(times) - limit] + 3600 if len(times) >= limit else now
+    clock = datetime.fromtimestamp(after, UTC).strftime("%H:%M:%S")
+    wait = max(1, round((after - now) / 60))
+    return f"at most {limit} submissions an hour; try again after {clock} UTC (in {wait} min)"
+
+
+def revoked_line(account: acc.Account) -> str:
+    """What the holder of a revoked account's token is told."""
+    return (f"The account {shown(account.name)} was revoked by the league's organisers at "
+            f"{_templates.filters['when'](account.revoked)}: its token and sessions no longer work. "
+            "Ask the course staff why, or for a new account.")
 
 
 def submit_values(site: Site, message: str = "") -> dict[str, Any]:
@@ -351,6 +378,9 @@ def create_app(site: Site) -> ASGIApp:
                     site.per_address.blocked(where):
                 return login_page(request, store, v, "Too many failed logins; wait 15 minutes.", 429)
             account = acc.by_token(store, site.league_id(store), token) if token else None
+            gone = acc.revoked_by_token(store, site.league_id(store), token) if token and account is None else None
+            if gone is not None and auth.same(gone.name, name):  # the token's holder: told, not left guessing
+                return login_page(request, store, v, revoked_line(gone), 403)
             if account is None or not auth.same(account.name, name):
                 if acc.account_named(store, site.league_id(store), name) is not None:  # only a real name's count
                     site.per_account_address.fail(pair)  # can close anything: others would only fill memory
@@ -365,12 +395,24 @@ def create_app(site: Site) -> ASGIApp:
             return response
         return await run_in_threadpool(call)
 
+    def too_big(request: Request) -> Response:
+        """The submit page again, saying how big the upload was (the body's length) and the league's limit."""
+        store = site.store()
+        v = viewer(site, store, request)
+        length = request.headers.get("content-length", "")
+        size = f"about {int(length) / MB:.1f} MB" if length.isdigit() else "more than that"
+        message = (f"The upload is {size}, over this league's max_bot_mb ({site.config.limits.max_bot_mb:g} MB); "
+                   "nothing was stored.")
+        if v.account is None:
+            return page("message.html", v, site, 413, title="Upload too big", message=message)
+        return page("submit.html", v, site, 413, **submit_values(site, message))
+
     async def form_post(request: Request, action: Callable[[Store, Viewer, dict[str, str]], Response]) -> Response:
         """A logged-in form POST: its CSRF field must match the session's, else 403 and nothing changes."""
         parsed = await upload_form(request, site.max_bytes) if \
             request.headers.get("content-type", "").startswith("multipart/") else None
         if parsed is None and request.headers.get("content-type", "").startswith("multipart/"):
-            return Response("the upload is over the league's max_bot_mb", 413)
+            return await run_in_threadpool(too_big, request)
         if parsed is None:
             body = await limited_body(request, 16 * 1024)
             if body is None:
@@ -415,7 +457,7 @@ def create_app(site: Site) -> ASGIApp:
             status, doc = queue_upload(site, store, v.account, fields["_filename"], fields["_data"])
             if status != 202:
                 return page("submit.html", v, site, status, **submit_values(site, doc["error"]))
-            return RedirectResponse("/me", 303)
+            return RedirectResponse(f"/me?sent={int(doc['id'])}", 303)
         return await form_post(request, action)
 
     def me_page(request: Request, store: Store, v: Viewer) -> Response:
@@ -428,7 +470,10 @@ def create_app(site: Site) -> ASGIApp:
         games = store.games(lg.id, order="recent", limit=100, bot_id=mine[-1].id) if mine else []
         failures = [(g, f) for g in store.games(lg.id, order="recent", limit=500, bot_id=mine[-1].id)
                     for f in g.failures if g.seats[f.get("seat", -1)] in ids] if mine else []
-        return page("me.html", v, site, subs=subs, bots=mine, games=games, failures=failures[:50])
+        sent = next((s for s in subs if s.id == row_id(request.query_params.get("sent", ""))), None)
+        same = acc.same_upload(store, v.account.id, sent.digest, before=sent.id) if sent else None
+        return page("me.html", v, site, subs=subs, bots=mine, games=games, failures=failures[:50], sent=sent,
+                    note=identical_line(store, same) if same else "")
 
     # -- the API --------------------------------------------------------------------------------------------
     async def api_submit(request: Request) -> Response:
@@ -437,7 +482,9 @@ def create_app(site: Site) -> ASGIApp:
             return viewer(site, store, request)
         v = await run_in_threadpool(who)
         if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
-            return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
+            gone = await run_in_threadpool(revoked_bearer, request)
+            return error(401, revoked_line(gone) if gone is not None else
+                         "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
         parsed = await upload_form(request, site.max_bytes)
         if parsed is None:
             return error(413, f"the upload is over the league's max_bot_mb ({site.config.limits.max_bot_mb:g} MB)")
@@ -447,6 +494,13 @@ def create_app(site: Site) -> ASGIApp:
         account = v.account
         status, doc = await run_in_threadpool(lambda: queue_upload(site, site.store(), account, *upload))
         return JSONResponse(doc, status_code=status)
+
+    def revoked_bearer(request: Request) -> acc.Account | None:
+        header = request.headers.get("authorization", "")
+        if not header.lower().startswith("bearer "):
+            return None
+        store = site.store()
+        return acc.revoked_by_token(store, site.league_id(store), header[7:].strip())
 
     def api_submission(request: Request, store: Store, v: Viewer) -> Response:
         sid = row_id(request.path_params["sid"])
@@ -537,6 +591,10 @@ def create_app(site: Site) -> ASGIApp:
         js = resources.files("arena.output.templates").joinpath("replay.js").read_text()
         return Response(js, media_type="text/javascript", headers={"cache-control": "max-age=300"})
 
+    async def status_script(request: Request) -> Response:
+        js = resources.files("arena.server").joinpath("templates/status.js").read_text()
+        return Response(js, media_type="text/javascript", headers={"cache-control": "max-age=300"})
+
     async def stylesheet(request: Request) -> Response:
         css = resources.files("arena.output.templates").joinpath("report.css").read_text() + \
             resources.files("arena.server").joinpath("templates/site.css").read_text()
@@ -562,6 +620,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/api/leaderboard", sync(api_leaderboard)),
         Route("/static/site.css", stylesheet),
         Route("/static/replay.js", viewer_script),
+        Route("/static/status.js", status_script),
     ]
     return SecurityHeaders(Starlette(routes=routes))
 
