@@ -134,6 +134,17 @@ def by_token(store: Store, league_id: int, token: str) -> Account | None:
     return _account(tuple(row)[:-1])
 
 
+def revoked_by_token(store: Store, league_id: int, token: str) -> Account | None:
+    """The revoked account whose token this is (None: unknown or active), so its holder can be told why the token
+    stopped working (found and compared as :func:`by_token` does)."""
+    digest = secret_hash(store, token)
+    row = store.conn.execute(f"SELECT {_ACCOUNT}, token_hash FROM accounts WHERE league_id=? AND token_hash=? "
+                             "AND revoked IS NOT NULL", (league_id, digest)).fetchone()
+    if row is None or not hmac.compare_digest(row[-1], digest):
+        return None
+    return _account(tuple(row)[:-1])
+
+
 def revoke(store: Store, account_id: int) -> None:
     """Revokes an account: its token and its sessions stop working at once."""
     with transaction(store.conn):
@@ -210,6 +221,20 @@ def submission_snapshot(store: Store, submission_id: int) -> Snapshot:
 def submitted_since(store: Store, account_id: int, since: float) -> int:
     return int(store.conn.execute("SELECT count(*) FROM submissions WHERE account_id=? AND created >= ?",
                                   (account_id, since)).fetchone()[0])
+
+
+def submission_times(store: Store, account_id: int, since: float) -> list[float]:
+    """When the account's submissions since ``since`` were sent, oldest first."""
+    return [float(r[0]) for r in store.conn.execute(
+        "SELECT created FROM submissions WHERE account_id=? AND created >= ? ORDER BY created", (account_id, since))]
+
+
+def same_upload(store: Store, account_id: int, digest: str, before: int = 1 << 62) -> Submission | None:
+    """The account's newest submission of these very files (the same snapshot digest) older than the submission
+    ``before`` (None: none)."""
+    row = store.conn.execute(f"SELECT {_SUBMISSION} FROM submissions WHERE account_id=? AND digest=? AND id < ? "
+                             "ORDER BY id DESC LIMIT 1", (account_id, digest, before)).fetchone()
+    return _submission(tuple(row)) if row else None
 
 
 def claim_next(store: Store, league_id: int, turns: dict[int, int]) -> Submission | None:

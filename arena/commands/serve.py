@@ -61,6 +61,7 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
         click.echo(f"arena serve: league {shown(cfg.name)} on http://{shown(bound[0])}:{bound[1]}/ (store "
                    f"{shown(path)}); Ctrl-C stops", err=True)
 
+        site.problems = lambda: [validator.runtime_problem] if validator.runtime_problem else []
     try:
         summary = run_ladder(cfg, path, concurrency=concurrency, started=started)
     finally:

@@ -67,6 +67,9 @@ class Site:
     """Set when the field changes (a withdrawal, a release): the ladder plans again."""
     wake: Callable[[], None] = lambda: None
     """Wakes the validator (a submission was queued)."""
+    problems: Callable[[], list[str]] = lambda: []
+    """The server's own faults an organiser must fix (bot packages that cannot load in the sandbox), shown on
+    /admin; submissions wait in the queue meanwhile."""
     local: threading.local = field(default_factory=threading.local)
     opening: threading.Lock = field(default_factory=threading.Lock)
     queueing: threading.Lock = field(default_factory=threading.Lock)
@@ -265,6 +268,36 @@ def over_the_rate(site: Site, store: Store, account: acc.Account, now: float) ->
     clock = datetime.fromtimestamp(after, UTC).strftime("%H:%M:%S")
     wait = max(1, round((after - now) / 60))
     return f"at most {limit} submissions an hour; try again after {clock} UTC (in {wait} min)"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One game of a student's bot as its /me page words it."""
+
+    game_id: int
+    game: str
+    seat: int
+    against: list[str]
+    outcome: str
+    """won, lost or draw (the bot's return against the best of the others')."""
+    how: str
+    """"" for a game played to its end, else who ended it how (``bob: timeout``)."""
+
+
+def results(games: list[Any], ids: set[int]) -> list[Result]:
+    """The games of the bots ``ids`` (one account's versions) as won / lost / draw, with how they ended."""
+    out = []
+    for g in games:
+        seat = next((i for i, b in enumerate(g.seats) if b in ids), None)
+        if seat is None or not g.returns:
+            continue
+        best_other = max((r for i, r in enumerate(g.returns) if i != seat), default=g.returns[seat])
+        mine = g.returns[seat]
+        outcome = "won" if mine > best_other else "lost" if mine < best_other else "draw"
+        how = ", ".join(f"{'your bot' if i == seat else shown(g.players[i])}: {t}"
+                        for i, t in enumerate(g.terminations) if t != "normal")
+        out.append(Result(g.id, g.game, seat, [p for i, p in enumerate(g.players) if i != seat], outcome, how))
+    return out
 
 
 def revoked_line(account: acc.Account) -> str:
@@ -472,8 +505,8 @@ def create_app(site: Site) -> ASGIApp:
                     for f in g.failures if g.seats[f.get("seat", -1)] in ids] if mine else []
         sent = next((s for s in subs if s.id == row_id(request.query_params.get("sent", ""))), None)
         same = acc.same_upload(store, v.account.id, sent.digest, before=sent.id) if sent else None
-        return page("me.html", v, site, subs=subs, bots=mine, games=games, failures=failures[:50], sent=sent,
-                    note=identical_line(store, same) if same else "")
+        return page("me.html", v, site, subs=subs, bots=mine, games=results(games, ids), failures=failures[:50],
+                    sent=sent, note=identical_line(store, same) if same else "")
 
     # -- the API --------------------------------------------------------------------------------------------
     async def api_submit(request: Request) -> Response:
@@ -532,7 +565,7 @@ def create_app(site: Site) -> ASGIApp:
         current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
         identical = {b.label: [t.label for t in twins(b, bots, store.snapshot)] for b in current}
         near = near_duplicates(store, current)
-        return page("admin.html", v, site, accounts=people, counts=counts, subs=subs[:500], names=names,
+        return page("admin.html", v, site, problems=site.problems(), accounts=people, counts=counts, subs=subs[:500], names=names,
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"], actions=acc.actions(store, lg.id))
 

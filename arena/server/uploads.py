@@ -33,7 +33,7 @@ class TooBig(UploadError):
 
 
 def _mb(n: int) -> str:
-    return f"{n / MB:g} MB"
+    return f"{n / MB:.3g} MB"
 
 
 def entry_name(filename: str) -> str:

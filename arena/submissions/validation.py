@@ -6,6 +6,7 @@ seat-0 validation and then failed half of its league games.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -61,6 +62,15 @@ def verdict(bot: str, name: str, files: Mapping[str, Any], config: Mapping[str, 
         if reason != "normal":
             details = [f.detail for f in record.failures if f.seat == seat]
             detail = headline(details[0]) if details and details[0] else record.info.get("error", "")
+            syntax = _SYNTAX.match(detail)
+            if syntax:  # the bot never ran: its code does not parse (named so, not a crash of the bot)
+                kind, message, file, line = syntax.groups()
+                what = "syntax error" if kind == "SyntaxError" else f"syntax error ({kind})"
+                return f"{what} in {file}, line {line}: {message[:200]}", "\n".join(d for d in details if d)
             return (f"{reason} in its validation game of {spec} from seat {seat}" +
                     (f" ({detail[:300]})" if detail else ""), "\n".join(d for d in details if d))
     return None, ""
+
+
+_SYNTAX = re.compile(r"(SyntaxError|IndentationError|TabError): (.*) \(at (?:/bot/)?(.+?), line (\d+)(?:, in .*)?\)$")
+"""A failure's headline (:func:`arena.results.records.headline`) when the bot's own code does not parse."""

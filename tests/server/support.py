@@ -134,10 +134,12 @@ class Client:
 
 
 class Server:
-    """`arena serve` in its own session (so a test can signal it and its workers)."""
+    """`arena serve` in its own session (so a test can signal it and its workers); ``open_files``: its
+    RLIMIT_NOFILE, soft and hard (None: the test's own); ``env``: variables added to the test's environment."""
 
-    def __init__(self, work: Path, *extra: str) -> None:
-        self.work, self.extra = work, extra
+    def __init__(self, work: Path, *extra: str, open_files: int | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.work, self.extra, self.open_files, self.env = work, extra, open_files, env
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[str] | None = None
@@ -146,7 +148,8 @@ class Server:
         self.log = open(self.work / f"serve-{time.time():.3f}.log", "w")
         self.proc = subprocess.Popen([ARENA, "serve", "--league", "l.toml", "--port", str(self.port), *self.extra],
                                      cwd=self.work, stdout=self.log, stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=limited if files is not None else None,
+                                     env=None if self.env is None else {**os.environ, **self.env})
         deadline = time.time() + limit
         while time.time() < deadline and self.proc.poll() is None:
             try:

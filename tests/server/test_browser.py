@@ -35,12 +35,10 @@ def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
         b.find_element(By.ID, "file").send_keys(str(tmp_path / "alice.py"))
         b.find_element(By.ID, "send").click()
         deadline = time.monotonic() + 120
-        while not (b.current_url.endswith("/me") and b.find_elements(By.CSS_SELECTOR, "#submissions .status")
+        while not ("/me?sent=" in b.current_url and b.find_elements(By.CSS_SELECTOR, "#submissions .status")
                    and "accepted" in b.find_element(By.CSS_SELECTOR, "#submissions .status").text):
             assert time.monotonic() < deadline, b.find_element(By.TAG_NAME, "body").text
-            time.sleep(0.5)
-            if b.current_url.endswith("/me"):
-                b.refresh()
+            time.sleep(0.5)  # (no reload by hand: the page follows the verdict, test_the_me_page_follows_...)
         wait_idle(tmp_path)
         b.get(server.base + "/")
         rows = {r.find_elements(By.TAG_NAME, "td")[1].text: r for r in
@@ -64,6 +62,56 @@ def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
         assert "move 0 of" in b.find_element(By.ID, "step").text
         errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
         assert not errors  # nothing on the pages needs more than the policy allows
+    finally:
+        b.quit()
+        server.stop()
+
+
+SLOW_START = PLAIN.replace("        self.rng = random.Random(seed)",
+                           "        import time\n        time.sleep(2)\n        self.rng = random.Random(seed)")
+
+
+def test_the_me_page_follows_the_verdict_without_a_reload_by_hand(tmp_path):
+    """After an upload the page says "received, validating" and turns to the verdict by itself (status.js polls
+    the JSON API under the CSP, no inline script); the reason of a refusal appears the same way."""
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "alice")
+    (tmp_path / "alice.py").write_text(SLOW_START)
+    (tmp_path / "broken.py").write_text(SLOW_START.replace("return self.rng.choice(state.legal_actions())",
+                                                           "return [][1]"))
+    b = browser(tmp_path)
+    from selenium.webdriver.common.by import By
+    server = Server(tmp_path).start()
+    try:
+        b.get(server.base + "/login")
+        b.find_element(By.ID, "name").send_keys("alice")
+        b.find_element(By.ID, "token").send_keys(tokens["alice"])
+        b.find_element(By.ID, "login").click()
+        for name, verdict in (("alice.py", "accepted"), ("broken.py", "refused")):
+            deadline = time.monotonic() + 30
+            while not b.current_url.endswith("/me"):
+                assert time.monotonic() < deadline, b.find_element(By.TAG_NAME, "body").text
+                time.sleep(0.2)
+            b.get(server.base + "/submit")
+            b.find_element(By.ID, "file").send_keys(str(tmp_path / name))
+            b.find_element(By.ID, "send").click()
+            seen = []
+            deadline = time.monotonic() + 120
+            while True:
+                assert time.monotonic() < deadline, (seen, b.find_element(By.TAG_NAME, "body").text)
+                banner = b.find_elements(By.ID, "sent")
+                text = banner[0].text if banner else ""
+                if text and (not seen or seen[-1] != text):
+                    seen.append(text)
+                if verdict in text:
+                    break
+                time.sleep(0.2)
+            assert "received, validating" in " ".join(seen) or "received, waiting" in " ".join(seen), seen
+            if verdict == "refused":
+                assert "IndexError" in b.find_element(By.ID, "sent").text
+            b.get(server.base + "/me")
+        errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
+        assert not errors, errors
     finally:
         b.quit()
         server.stop()

@@ -35,7 +35,7 @@ def test_a_zipped_checkout_uploaded_on_the_web_is_validated_and_plays(tmp_path):
         assert c.login("alice", tokens["alice"]) == 303
         body, ctype = multipart({"file": ("checkout.zip", _zip_folder(CHECKOUT, "checkout"))}, {"csrf": c.csrf()})
         assert c.request("POST", "/submit", body, ctype)[0] == 303
-        sid = int(re.search(r'<tr class="sub-\w+"><td>(\d+)</td><td>checkout\.zip</td>', c.get("/me")[2]).group(1))
+        sid = int(re.search(r'<tr class="sub-\w+"[^>]*><td>(\d+)</td><td>checkout\.zip</td>', c.get("/me")[2]).group(1))
         doc = c.wait(tokens["alice"], sid, {"accepted", "refused"}, limit=180)
         assert doc["status"] == "accepted", doc
         wait_idle(tmp_path, limit=180)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.server.support import Client, Server, accounts, make_league, multipart
+from tests.server.support import ARENA, PLAIN, Client, Server, accounts, make_league, multipart, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +117,7 @@ def test_a_comp424_league_says_what_to_upload_with_the_command_the_docs_give(tmp
         code, _, _ = upload(lone, "student_agent.py", (FIXTURES / "handin" / "student_agent.py").read_bytes())
         assert code == 303
         for who, client in (("alice", c), ("bob", lone)):
-            sid = int(re.search(r'<tr class="sub-\w+"><td>(\d+)</td>', client.get("/me")[2]).group(1))
+            sid = int(re.search(r'<tr class="sub-\w+"[^>]*><td>(\d+)</td>', client.get("/me")[2]).group(1))
             doc = client.wait(tokens[who], sid, {"accepted", "refused"}, limit=180)
             assert doc["status"] == "accepted", (who, doc)
     finally:
@@ -135,3 +136,99 @@ def test_after_the_deadline_the_form_is_replaced_by_submissions_closed(tmp_path)
         assert re.search(r'name="csrf" value="([^"]+)"', html)  # (the logout form's: the page is still the site's)
     finally:
         assert server.stop() == 143
+
+
+def submission_ids(c: Client) -> list[int]:
+    return [int(x) for x in re.findall(r'<tr class="sub-\w+"[^>]*><td>(\d+)</td>', c.get("/me")[2])]
+
+
+def test_a_too_big_upload_is_a_page_of_the_site_with_its_size_and_the_limit(site):
+    c = logged_in(site, "alice")
+    for size, shown in ((800_000, "0.8 MB"), (540_000, "0.515 MB")):  # (past the body's limit; within the
+        code, headers, html = upload(c, "big.py", b"#" * size)                     # form's slack, read and refused)
+        words = text_of(html)
+        assert code == 413 and "text/html" in headers.get("content-type", ""), (code, html)
+        assert "<nav>" in html and 'class="error"' in html
+        assert shown in words and "max_bot_mb (0.5 MB)" in words, words
+
+
+def test_a_syntax_error_is_named_with_the_students_file_and_line(site):
+    c = logged_in(site, "<b>carol</b>")
+    source = "import random\nclass Bot:\n    def __init__(self, game, seat, seed):\n        pass\n" \
+             "    def step(self, state, limit)\n        return state.legal_actions()[0]\n"
+    assert upload(c, "carols_bot.py", source.encode())[0] == 303
+    doc = c.wait(site["tokens"]["<b>carol</b>"], submission_ids(c)[0], {"accepted", "refused"})
+    assert doc["status"] == "refused"
+    assert doc["reason"].startswith("syntax error in carols_bot.py, line 5: "), doc["reason"]
+    assert "crash" not in doc["reason"]
+
+
+def test_a_new_upload_says_received_and_an_identical_one_says_so(site):
+    c = logged_in(site, "alice")
+    data = PLAIN.replace("import random", "import random  # alice's own").encode()
+    code, headers, _ = upload(c, "alice.py", data)
+    first = submission_ids(c)[0]
+    assert code == 303 and headers["location"] == f"/me?sent={first}"
+    words = text_of(c.get(headers["location"])[2])
+    assert re.search(rf"Submission #{first} \(alice.py\): (received, validating|received, waiting to be validated|"
+                     r"accepted)", words), words
+    c.wait(site["tokens"]["alice"], first, {"accepted"})
+    code, headers, _ = upload(c, "alice.py", data)
+    again = submission_ids(c)[0]
+    assert code == 303 and again != first
+    words = text_of(c.get(headers["location"])[2])
+    assert f"identical to your submission #{first} (accepted as version " in words, words
+    code, doc = c.submit_api(site["tokens"]["alice"], "alice.py", data)
+    assert code == 202 and doc["identical_to"] == again and f"#{again}" in doc["note"]
+
+
+def test_over_the_hourly_limit_the_page_says_when_to_try_again(site):
+    c = logged_in(site, "bob")
+    sent = []
+    for i in range(4):
+        assert upload(c, "bob.py", (PLAIN + f"# version {i}\n").encode())[0] == 303
+        sent.append(time.time())
+    code, headers, html = upload(c, "bob.py", (PLAIN + "# one more\n").encode())
+    words = text_of(html)
+    assert code == 429 and "<nav>" in html
+    when = re.search(r"try again after (\d\d:\d\d:\d\d) UTC", words)
+    assert when, words
+    expected = time.strftime("%H:%M:%S", time.gmtime(sent[0] + 3600))
+    hms = [int(x) for x in when.group(1).split(":")]
+    exp = [int(x) for x in expected.split(":")]
+    assert abs((hms[0] * 3600 + hms[1] * 60 + hms[2]) - (exp[0] * 3600 + exp[1] * 60 + exp[2])) % 86400 <= 3
+    code, doc = c.submit_api(site["tokens"]["bob"], "bob.py", (PLAIN + "# api\n").encode())
+    assert code == 429 and "try again after" in doc["error"]
+
+
+def test_a_revoked_student_is_told_why(site):
+    work = site["work"]
+    tokens = accounts(work, "erin")
+    c = Client(site["server"].base)
+    assert c.login("erin", tokens["erin"]) == 303
+    p = subprocess.run([ARENA, "accounts", "revoke", "--league", "l.toml", "erin"], cwd=work,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    fresh = Client(site["server"].base)
+    _, _, html = fresh.get("/login")
+    csrf = re.search(r'name="login_csrf" value="([^"]+)"', html).group(1)
+    code, _, html = fresh.form("/login", {"login_csrf": csrf, "name": "erin", "token": tokens["erin"]})
+    assert code in (401, 403) and "revoked" in text_of(html), text_of(html)
+    code, doc = fresh.submit_api(tokens["erin"], "erin.py", PLAIN.encode())
+    assert code == 401 and "revoked" in doc["error"], doc
+    csrf = re.search(r'name="login_csrf" value="([^"]+)"', html).group(1)  # (each login page its own token)
+    code, _, html = fresh.form("/login", {"login_csrf": csrf, "name": "erin", "token": "x" * 40})
+    assert code == 401 and "revoked" not in text_of(html)  # (only the token's holder learns it)
+
+
+def test_my_games_read_won_lost_or_draw(site):
+    c = logged_in(site, "alice")
+    if not re.search(r'class="sub-accepted"', c.get("/me")[2]):
+        assert upload(c, "alice.py", PLAIN.encode())[0] == 303
+        c.wait(site["tokens"]["alice"], submission_ids(c)[0], {"accepted"})
+    wait_idle(site["work"])
+    html = c.get("/me")[2]
+    table = html[html.index("Games of the current version"):html.index("Failures")]
+    cells = re.findall(r'<td class="(won|lost|draw)">(\w+)', table)
+    assert len(cells) >= 4 and all(a == b for a, b in cells), table
+    assert not re.search(r"-?\d\.\d+ : -?\d\.\d+", table) and "normal" not in table, table
