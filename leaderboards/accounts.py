@@ -145,11 +145,21 @@ def revoked_by_token(store: Store, league_id: int, token: str) -> Account | None
     return _account(tuple(row)[:-1])
 
 
+REVOKED = "account revoked"
+"""The reason a revoked account's waiting submissions and bots carry."""
+
+
 def revoke(store: Store, account_id: int) -> None:
-    """Revokes an account: its token and its sessions stop working at once."""
+    """Revokes an account: its token and its sessions stop working at once, its uploads still waiting or being
+    validated are withdrawn (never entered), and its submitted bot leaves the league (retired; its games stay)."""
     with transaction(store.conn):
         store.conn.execute("UPDATE accounts SET revoked=? WHERE id=? AND revoked IS NULL", (time.time(), account_id))
         store.conn.execute("DELETE FROM sessions WHERE account_id=?", (account_id,))
+        store.conn.execute("UPDATE submissions SET status='withdrawn', reason=?, updated=? WHERE account_id=? AND "
+                           "status IN ('queued', 'validating')", (REVOKED, time.time(), account_id))
+        store.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE origin='submit' AND "
+                           "status != 'retired' AND (league_id, name) IN (SELECT league_id, name FROM accounts "
+                           "WHERE id=?)", (REVOKED, account_id))
 
 
 # -- sessions -------------------------------------------------------------------------------------------
@@ -193,9 +203,9 @@ def add_submission(store: Store, league_id: int, account_id: int, bot_name: str,
     with transaction(store.conn):
         cur = store.conn.execute(
             "INSERT INTO submissions (league_id, account_id, bot_name, filename, digest, size, snapshot, created, "
-            "updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "updated, files_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (league_id, account_id, bot_name, filename, snapshot.digest, snapshot.size, snapshots.pack(snapshot),
-             now, now))
+             now, now, snapshots.files_digest(snapshot)))
     return int(cur.lastrowid or 0)
 
 
@@ -216,6 +226,14 @@ def submissions(store: Store, league_id: int, account_id: int | None = None) -> 
 def submission_snapshot(store: Store, submission_id: int) -> Snapshot:
     row = store.conn.execute("SELECT snapshot, digest FROM submissions WHERE id=?", (submission_id,)).fetchone()
     return snapshots.unpack(row[0], row[1])
+
+
+def withdrawn_twin(store: Store, account_id: int, files_hash: str) -> Submission | None:
+    """The account's submission with files of these contents (whatever they are called) that an organiser
+    withdrew, if any: such files stay withdrawn (a re-upload is refused, never validated nor entered)."""
+    row = store.conn.execute(f"SELECT {_SUBMISSION} FROM submissions WHERE account_id=? AND files_hash=? AND "
+                             "status='withdrawn' ORDER BY id DESC LIMIT 1", (account_id, files_hash)).fetchone()
+    return _submission(tuple(row)) if row else None
 
 
 def submitted_since(store: Store, account_id: int, since: float) -> int:
