@@ -39,10 +39,9 @@ from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, document, leaderboard
 from arena.server import auth
-from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.duplicates import twins
-from arena.submissions.snapshot import MB, files_digest
+from arena.submissions.snapshot import MB
 from arena.text import dumps, shown
 from leaderboards import accounts as acc
 from leaderboards.store import Store
@@ -52,7 +51,6 @@ CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'se
        "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
-NO_STORE = [(b"cache-control", b"no-store")]
 FORM_SLACK = 64 * 1024
 """Bytes of a multipart body beyond the bot itself (boundaries, headers, the CSRF field)."""
 
@@ -108,20 +106,8 @@ class Site:
         return store.find_league(self.config.name).id
 
 
-def private(scope: Scope) -> bool:
-    """Whether a request carries a credential (a bearer token or the session cookie): its answer may be one
-    account's, and is never kept by a cache (``Cache-Control: no-store``), whatever its handler said. The site's
-    static files are the same for everyone."""
-    if scope["path"].startswith("/static/"):
-        return False
-    for name, value in scope.get("headers", []):
-        if name == b"authorization" or (name == b"cookie" and auth.SESSION_COOKIE.encode() + b"=" in value):
-            return True
-    return False
-
-
 class SecurityHeaders:
-    """Adds :data:`HEADERS` to every response, and ``Cache-Control: no-store`` to every :func:`private` one."""
+    """Adds :data:`HEADERS` to every response."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -131,14 +117,9 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
-        secret = private(scope)
-
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                if secret:
-                    headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"] + NO_STORE
-                message["headers"] = headers + HEADERS
+                message["headers"] = list(message.get("headers", [])) + HEADERS
             await send(message)
         await self.app(scope, receive, sending)
 
@@ -257,9 +238,6 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
-    withdrawn = acc.withdrawn_twin(store, account.id, files_digest(snapshot))
-    if withdrawn is not None:  # an organiser's withdrawal holds: never queued (arena.server.decisions)
-        return 409, {"error": withdrawn_line(withdrawn)}
     with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
         if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
             return 429, {"error": over_the_rate(site, store, account, now)}
@@ -434,8 +412,9 @@ def create_app(site: Site) -> ASGIApp:
             if gone is not None and auth.same(gone.name, name):  # the token's holder: told, not left guessing
                 return login_page(request, store, v, revoked_line(gone), 403)
             if account is None or not auth.same(account.name, name):
-                site.per_account_address.fail(pair)  # every name counted alike, existing or not: a 429 (or
-                site.per_account.fail(name)  # the time taken) must not tell a stranger which names have accounts
+                if acc.account_named(store, site.league_id(store), name) is not None:  # only a real name's count
+                    site.per_account_address.fail(pair)  # can close anything: others would only fill memory
+                    site.per_account.fail(name)
                 site.per_address.fail(where)
                 return login_page(request, store, v, "Unknown name or token.", 401)
             key, _ = acc.new_session(store, account.id, auth.SESSION_TTL)
@@ -566,10 +545,7 @@ def create_app(site: Site) -> ASGIApp:
         if not can_view_public(v):
             return error(401, "this league's leaderboard is for its accounts: send Authorization: Bearer TOKEN")
         doc = document(store, store.find_league(site.config.name))
-        for row in doc["bots"]:  # (`arena leaderboard --json`'s document, less what the pages hide: file names)
-            if row["kind"] == "file":
-                row["spec"] = None
-        return Response(dumps(doc, indent=2) + "\n", media_type="application/json")
+        return Response(dumps(doc, indent=2) + "\n", media_type="application/json")  # `arena leaderboard --json`
 
     # -- organisers -----------------------------------------------------------------------------------------
     def admin_page(request: Request, store: Store, v: Viewer) -> Response:
