@@ -203,12 +203,21 @@ class _SnapshotCache:
 class _Worker:
     def __init__(self, index: int, cpus: list[int] | None) -> None:
         task_r, self.task_w = os.pipe()
-        self.result_r, result_w = os.pipe()
+        try:
+            self.result_r, result_w = os.pipe()
+        except OSError:  # (out of open files: none of this worker's is left open)
+            os.close(task_r)
+            os.close(self.task_w)
+            raise
         program = (f"import sys; sys.path[0:0] = {[p for p in sys.path if p]!r}; from arena.league.workers import "
                    f"worker_main; worker_main({task_r}, {result_w}, {cpus!r}, {index})")
         try:
             self.proc = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.DEVNULL,
                                          pass_fds=(task_r, result_w))
+        except BaseException:
+            os.close(self.task_w)
+            os.close(self.result_r)
+            raise
         finally:
             os.close(task_r)
             os.close(result_w)
