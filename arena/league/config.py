@@ -132,10 +132,15 @@ class LeagueConfig:
 
 def stored_move_time(config: dict[str, Any]) -> float:
     """The move time limit of a stored league config (:meth:`LeagueConfig.to_dict`); the default when unreadable."""
+    return stored_limits(config).move_time
+
+
+def stored_limits(config: dict[str, Any]) -> Limits:
+    """The limits of a stored league config (:meth:`LeagueConfig.to_dict`); the defaults when unreadable."""
     try:
-        return Limits.from_dict(config.get("limits", {})).move_time
+        return Limits.from_dict(config.get("limits", {}))
     except (ConfigError, AttributeError):
-        return Limits().move_time
+        return Limits()
 
 
 def stored_relaxed(config: dict[str, Any]) -> list[str]:

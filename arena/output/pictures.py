@@ -68,10 +68,11 @@ def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 22
     return "".join(parts)
 
 
-def move_times(times: Sequence[float], limit: float, *, width: int = 480, height: int = 120) -> str:
-    """Each move's wall time (a bar, in order) against the move time limit (a red line)."""
+def move_times(times: Sequence[float], limit: float, *, width: int = 480, height: int = 120,
+               what: str = "move times", name: str = "limit") -> str:
+    """Each move's wall time (a bar, in order) against its limit (a dashed red line): red bars are over it."""
     if not times:
-        return '<svg class="pic" width="0" height="0" role="img" aria-label="no moves yet"></svg>'
+        return f'<svg class="pic" width="0" height="0" role="img" aria-label="no {what} yet"></svg>'
     top = max(max(times), limit) * 1.05 or 1.0
     w = (width - 16) / len(times)
     bars = "".join(f'<rect x="{8 + i * w:.1f}" y="{8 + (height - 16) * (1 - t / top):.1f}" '
@@ -80,9 +81,9 @@ def move_times(times: Sequence[float], limit: float, *, width: int = 480, height
                    for i, t in enumerate(times))
     y = 8 + (height - 16) * (1 - limit / top)
     return (f'<svg class="pic moves" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{len(times)} move times against the {limit:g} s limit">{bars}'
+            f'aria-label="{len(times)} {what} against the {limit:g} s {name}">{bars}'
             f'<line x1="8" x2="{width - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#de2d26" stroke-dasharray="4 2"/>'
-            f'<text x="{width - 8}" y="{y - 2:.1f}" font-size="10" text-anchor="end">limit {limit:g} s</text></svg>')
+            f'<text x="{width - 8}" y="{y - 2:.1f}" font-size="10" text-anchor="end">{name} {limit:g} s</text></svg>')
 
 
 # -- what the pictures show, read from the store (shared by `arena serve`'s pages and `arena report`) ----------
@@ -94,16 +95,30 @@ def histories(store: Any, league_id: int) -> dict[int, list[tuple[float, float]]
     return out
 
 
-def bot_move_times(store: Any, bot_id: int, games: int = 50) -> list[float]:
-    """The bot's move times (wall, s) in its newest ``games`` games, oldest first."""
-    return [t for m in reversed(store.bot_moves(bot_id, games)) for t, s in zip(m.wall_times, m.move_seats)
-            if s < len(m.seats) and m.seats[s] == bot_id]
+def bot_move_times(store: Any, bot_id: int, games: int = 50) -> list[tuple[float, bool]]:
+    """The bot's moves (wall time in s, whether it was its first move of the game: start-up included, under the
+    first-move limit) in its newest ``games`` games, oldest first."""
+    out = []
+    for m in reversed(store.bot_moves(bot_id, games)):
+        first = True
+        for t, s in zip(m.wall_times, m.move_seats):
+            if s < len(m.seats) and m.seats[s] == bot_id:
+                out.append((t, first))
+                first = False
+    return out
 
 
-def bot_figures(history: Sequence[tuple[float, float]], times: Sequence[float], limit: float) -> Markup:
-    """A bot page's two pictures with their headings (HTML)."""
+def bot_figures(history: Sequence[tuple[float, float]], moves: Sequence[tuple[float, bool]], limit: float,
+                first_limit: float) -> Markup:
+    """A bot page's pictures with their headings (HTML): its rating, then its first moves (start-up included)
+    against the first-move limit apart from its later moves against the move limit."""
+    recent = list(moves)[-300:]
+    first = [t for t, is_first in recent if is_first]
+    later = [t for t, is_first in recent if not is_first]
     return Markup(f"<h2>Rating over time</h2>{rating_history(history)}"  # (every text in them escaped by _t)
-                  f"<h2>Move times</h2>{move_times(list(times)[-300:], limit)}")
+                  f"<h2>Move times</h2><p>First moves (the bot's start-up included):</p>"
+                  f"{move_times(first, first_limit, what='first moves', name='first-move limit')}"
+                  f"<p>Later moves:</p>{move_times(later, limit, what='later moves', name='move limit')}")
 
 
 def matrix_figure(rows: Sequence[Standing], cells: Sequence[H2HCell], top: int = 30) -> Markup:

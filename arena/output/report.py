@@ -21,7 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from arena.league.config import stored_move_time
+from arena.league.config import stored_limits
 from arena.output import pictures
 from arena.output.exports import iso
 from arena.output.pages import render
@@ -104,9 +104,10 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
             files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
         total = store.count_games(lg.id)
         files.write("index.html", index_page(lg.name, rows, cells, total, len(replayed)))
-        history, limit = pictures.histories(store, lg.id), stored_move_time(lg.config)
+        history, limits = pictures.histories(store, lg.id), stored_limits(lg.config)
         for r in rows:
-            figures = pictures.bot_figures(history.get(r.bot_id, []), pictures.bot_move_times(store, r.bot_id), limit)
+            figures = pictures.bot_figures(history.get(r.bot_id, []), pictures.bot_move_times(store, r.bot_id),
+                                           limits.move_time, limits.first_move_time)
             files.write(f"bots/{bot_file(r.bot_id)}",
                         bot_page(lg.name, r, facts.get(r.bot_id, BotFacts()), cells, replayed, figures))
         files.write("replay.html", replay_page(lg.name))

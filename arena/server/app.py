@@ -351,7 +351,8 @@ def create_app(site: Site) -> ASGIApp:
         recent = reversed(store.games(lg.id, order="recent", limit=50, bot_id=row.bot_id))  # (oldest first)
         facts = bot_facts(recent)[0].get(row.bot_id, BotFacts())  # (its games only: tracebacks are not shown here)
         figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row.bot_id, []),
-                                       pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time)
+                                       pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time,
+                                       site.config.limits.first_move_time)
         cells = [c for c in board.cells or [] if c.bot_id == row.bot_id and c.games]  # (as the report's bot page)
         return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures, cells=cells,
                     game_href=lambda game_id: f"/games/{int(game_id)}")

@@ -205,8 +205,8 @@ def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
         assert HOSTILE[:24] in labels  # (names cut at 24 characters), as text
         b.find_element(By.LINK_TEXT, HOSTILE).click()
         assert "third move trouble" in b.find_element(By.CLASS_NAME, "failure").text
-        pictures = b.find_elements(By.CSS_SELECTOR, "svg.pic")  # its rating over time and its move times
-        assert len(pictures) == 2 and all(p.size["height"] > 50 for p in pictures), [p.size for p in pictures]
+        pictures = b.find_elements(By.CSS_SELECTOR, "svg.pic")  # its rating over time, its first and later move times
+        assert len(pictures) == 3 and all(p.size["height"] > 50 for p in pictures), [p.size for p in pictures]
         assert b.find_elements(By.CSS_SELECTOR, "svg.moves rect")  # a bar per move
         assert b.execute_script("return window.pwned === undefined")
         link = b.find_element(By.CSS_SELECTOR, ".failure a")
@@ -256,7 +256,7 @@ def test_the_report_needs_no_inline_script_under_the_sites_csp(report, tmp_path)
         b.get(base + "index.html")
         assert b.find_elements(By.CSS_SELECTOR, "svg.h2h rect")
         b.get(base + b.find_element(By.LINK_TEXT, "greedy").get_attribute("href").split(base)[1])
-        assert len(b.find_elements(By.CSS_SELECTOR, "svg.pic")) == 2
+        assert len(b.find_elements(By.CSS_SELECTOR, "svg.pic")) == 3  # (rating, first moves, later moves)
         b.get(base + "replay.html")
         deadline = time.monotonic() + 20
         while "game " not in b.find_element(By.ID, "title").text:  # (the viewer is a script: it ran)
@@ -285,7 +285,7 @@ def test_a_syntax_error_keeps_its_file_and_line_in_submit_and_replay(league, tmp
     d, _, _ = league
     broken = write(tmp_path / "syn.py", SYNTAX_ERROR_BOT)
     sub = arena(d, "submit", str(broken), "--league", "course", "--db", "results/course.sqlite")
-    assert sub.returncode == 1 and "SyntaxError: expected ':' (at syn.py, line 2)" in sub.stderr, sub.stderr
+    assert sub.returncode == 1 and "syntax error in syn.py, line 2: expected ':'" in sub.stderr, sub.stderr
     from leaderboards.store import Store
     with Store.open(d / "results" / "course.sqlite", readonly=True) as store:
         lg = store.find_league("course")
