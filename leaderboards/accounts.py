@@ -1,4 +1,4 @@
-"""The course server's rows in the store (schema 5): accounts, submissions, login sessions and organiser actions.
+"""The course server's rows in the store (schemas 5 and 6): accounts, submissions, login sessions and organiser actions.
 
 A store module (it holds the SQL of these tables, as :mod:`leaderboards.store` holds the rest; docs/store.md).
 Tokens and session keys never reach the store in clear: each is kept as its HMAC-SHA256 under the store's own

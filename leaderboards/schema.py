@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.results.outcome import COUNTERS
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -43,8 +43,10 @@ CREATE TABLE IF NOT EXISTS bots (
     consecutive_failures INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
     snapshot BLOB,
+    files_hash TEXT,
     UNIQUE (league_id, name, version)
 );
+CREATE INDEX IF NOT EXISTS bots_files ON bots (league_id, files_hash);
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     league_id INTEGER NOT NULL REFERENCES leagues(id),
@@ -134,7 +136,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     detail TEXT NOT NULL DEFAULT '',
     bot_id INTEGER REFERENCES bots(id),
     created REAL NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    files_hash TEXT
 );
 CREATE INDEX IF NOT EXISTS submissions_account ON submissions (account_id, id);
 CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, id);
@@ -172,8 +175,17 @@ MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
 # schema 3 -> 4: a file bot is a snapshot (arena.submissions.snapshot): its whole file tree, and its digest
 # as content_hash
 MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
-# schema 4 -> 5: the server's tables (created empty)
-MIGRATE_4_TO_5 = SERVER_SCHEMA
+# schema 4 -> 5: the server's tables (created empty), as schema 5 made them (6 added submissions.files_hash)
+MIGRATE_4_TO_5 = SERVER_SCHEMA.replace("    updated REAL NOT NULL,\n    files_hash TEXT\n);",
+                                       "    updated REAL NOT NULL\n);")
+# schema 5 -> 6: each file bot's and submission's files fingerprint (arena.submissions.snapshot.files_digest),
+# stored once, so that byte-identical bots are found by an indexed lookup instead of reading every snapshot; the
+# store fills it for the rows that exist
+MIGRATE_5_TO_6 = """
+ALTER TABLE bots ADD COLUMN files_hash TEXT;
+ALTER TABLE submissions ADD COLUMN files_hash TEXT;
+CREATE INDEX IF NOT EXISTS bots_files ON bots (league_id, files_hash);
+"""
 BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
                 "status, status_reason, consecutive_failures, created")
 """Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""

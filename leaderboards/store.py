@@ -38,6 +38,7 @@ from leaderboards.schema import (
     MIGRATE_2_TO_3,
     MIGRATE_3_TO_4,
     MIGRATE_4_TO_5,
+    MIGRATE_5_TO_6,
     PROVISIONAL,
     RATED,
     RATING_FIELDS,
@@ -182,6 +183,9 @@ class Store(StoreViews):
                 self._migrate_snapshots()
             if version <= 4:
                 script(self.conn, MIGRATE_4_TO_5)
+            if version <= 5:
+                script(self.conn, MIGRATE_5_TO_6)
+                self._fill_files_hashes()
             self.schema_version = SCHEMA_VERSION
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
@@ -196,6 +200,15 @@ class Store(StoreViews):
                                    source or "")
             self.conn.execute("UPDATE bots SET content_hash=?, snapshot=? WHERE id=?",
                               (snap.digest, snapshots.pack(snap), bot_id))
+
+    def _fill_files_hashes(self) -> None:
+        """5 -> 6: every file bot's and submission's files fingerprint, each snapshot read once."""
+        for table in ("bots", "submissions"):
+            rows = self.conn.execute(f"SELECT id, snapshot FROM {table} WHERE snapshot IS NOT NULL AND files_hash IS "
+                                     "NULL").fetchall()
+            for row_id, blob in rows:
+                self.conn.execute(f"UPDATE {table} SET files_hash=? WHERE id=?",
+                                  (snapshots.files_digest(snapshots.unpack(bytes(blob))), row_id))
 
     @staticmethod
     def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -294,8 +307,11 @@ class Store(StoreViews):
         return League(row["id"], row["name"], json.loads(row["config"]), row["created"], row["updated"])
 
     # -- bots ------------------------------------------------------------------------------------
-    def bots(self, league_id: int, *, include_retired: bool = True) -> list[Bot]:
-        sql = (f"SELECT {BOT_COLUMNS} FROM bots WHERE league_id=?"
+    def bots(self, league_id: int, *, include_retired: bool = True, source: bool = True) -> list[Bot]:
+        """A league's bots in id order; ``source=False`` leaves each file bot's entry text out (None): lists that
+        do not show it read no more than a row per version, however big the files."""
+        columns = BOT_COLUMNS if source else BOT_COLUMNS.replace("source", "NULL AS source")
+        sql = (f"SELECT {columns} FROM bots WHERE league_id=?"
                + ("" if include_retired else " AND status != 'retired'"))
         return [self._bot(r) for r in self.conn.execute(sql + " ORDER BY id", (league_id,))]
 
@@ -353,9 +369,9 @@ class Store(StoreViews):
                                   "AND status != 'retired'", (f"replaced by version {version}", league_id, name))
             cur = self.conn.execute(
                 "INSERT INTO bots (league_id, name, version, kind, spec, filename, source, content_hash, origin, "
-                "games, trusted, created, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "games, trusted, created, snapshot, files_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (league_id, name, version, kind, spec, filename, source, digest, origin, games_json, int(trusted),
-                 time.time(), blob))
+                 time.time(), blob, None if snapshot is None else snapshots.files_digest(snapshot)))
             return self.bot(int(cur.lastrowid or 0)), True
 
     def snapshot(self, bot_id: int) -> Snapshot:
@@ -371,6 +387,20 @@ class Store(StoreViews):
         if row[3] is None:  # a read-only open of a store older than schema 4: a one-file bot
             return snapshots.single(row[0] or "bot.py", row[1] or "")
         return snapshots.unpack(bytes(row[3]), row[2])
+
+    def same_files(self, league_id: int) -> list[tuple[int, int]]:
+        """(bot, twin) id pairs: each current (not retired) submitted bot with every file bot of another name
+        (retired versions included) whose files have the same contents (``files_hash``, by its index: no snapshot
+        is read)."""
+        return [(a, b) for a, b in self.conn.execute(
+            "SELECT a.id, b.id FROM bots a JOIN bots b ON b.league_id = a.league_id AND b.files_hash = a.files_hash "
+            "AND b.name != a.name WHERE a.league_id=? AND a.origin='submit' AND a.status != 'retired' "
+            "AND a.files_hash IS NOT NULL ORDER BY a.id, b.id", (league_id,))]
+
+    def bot_source(self, bot_id: int) -> str:
+        """A file bot's entry text ('' for a built-in)."""
+        row = self.conn.execute("SELECT source FROM bots WHERE id=?", (bot_id,)).fetchone()
+        return (row[0] or "") if row else ""
 
     def retire_bot(self, bot_id: int, reason: str) -> None:
         with transaction(self.conn):
@@ -498,8 +528,10 @@ class Store(StoreViews):
 
     def games(self, league_id: int, *, order: str = "schedule", limit: int | None = None,
               bot_id: int | None = None) -> list[StoredGame]:
-        """A league's games, in schedule order (``order="schedule"``) or newest first (``order="recent"``)."""
-        sql = "SELECT * FROM games WHERE league_id=?"
+        """A league's games, in schedule order (``order="schedule"``) or newest first (``order="recent"``); one bot
+        version's only with ``bot_id``, found from its seats (not by reading the league's games)."""
+        # ("+league_id": with a bot, SQLite would otherwise walk the league's index and test every game)
+        sql = "SELECT * FROM games WHERE " + ("league_id=?" if bot_id is None else "+league_id=?")
         args: list[Any] = [league_id]
         if bot_id is not None:
             sql += " AND id IN (SELECT game_id FROM game_seats WHERE bot_id=?)"

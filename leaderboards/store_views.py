@@ -166,6 +166,21 @@ class StoreViews:
         return [BotMoves(r[0], json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), json.loads(r[4]), json.loads(r[5]))
                 for r in rows]
 
+    def head_to_head_of(self, bot_id: int) -> dict[tuple[int, int], tuple[int, int, int]]:
+        """:meth:`head_to_head`'s counts of one bot against each opponent: read from that bot's own seats (its
+        index), not the league's games."""
+        sql = ("SELECT a.bot_id, b.bot_id, sum(a.score > b.score), sum(a.score = b.score), sum(a.score < b.score) "
+               "FROM game_seats a JOIN game_seats b ON a.game_id = b.game_id AND a.seat != b.seat "
+               "WHERE a.bot_id=? AND b.bot_id != a.bot_id GROUP BY b.bot_id")
+        return {(r[0], r[1]): (r[2], r[3], r[4]) for r in self.conn.execute(sql, (bot_id,))}
+
+    def bot_history(self, bot_id: int, limit: int) -> list[tuple[float, float]]:
+        """A bot's (mu, sigma) after each of its newest ``limit`` rated games, oldest first."""
+        rows = self.conn.execute(
+            "SELECT s.mu, s.sigma FROM game_seats s JOIN games g ON g.id = s.game_id WHERE s.bot_id=? AND "
+            "s.mu IS NOT NULL ORDER BY g.rating_seq DESC LIMIT ?", (bot_id, limit)).fetchall()
+        return [(r[0], r[1]) for r in reversed(rows)]
+
     def outcomes(self, league_id: int, scope: str = ALL) -> list[tuple[str, list[int], list[float]]]:
         """(schedule key, bot id per seat, returns) of a league's games in schedule order: what the batch Elo fit
         (leaderboards/elo.py) and the adaptive schedule need (``scope``: ``*`` or one game spec)."""

@@ -123,7 +123,7 @@ def standings(store: Store, league_id: int, *, scope: str = ALL, include_retired
     dashboard's choice instead, every bot rated in ``scope`` (a retired one too: its games still count) and the
     unrated entered bots that play ``scope``.
     """
-    bots = {b.id: b for b in store.bots(league_id, include_retired=include_retired or dashboard)}
+    bots = {b.id: b for b in store.bots(league_id, include_retired=include_retired or dashboard, source=False)}
     stored = store.ratings(league_id, scope)
     if dashboard:
         ratings = {b: r for b, r in stored.items() if b in bots}
@@ -165,6 +165,20 @@ def h2h_cells(rows: Sequence[Standing], counts: Mapping[tuple[int, int], tuple[i
 def head_to_head(store: Store, league_id: int, rows: Sequence[Standing], *, scope: str = ALL) -> list[H2HCell]:
     """:func:`h2h_cells` of ``rows`` from the store's counts in ``scope``."""
     return h2h_cells(rows, store.head_to_head(league_id, scope))
+
+
+def bot_standing(store: Store, league_id: int, bot_id: int | None) -> tuple[Standing, list[H2HCell]] | None:
+    """A bot's page's rows, read to the size of the page, not of the league's history: its leaderboard line
+    (ranked among every entered bot, retired ones too, by the stored ratings; without the batch Elo, whose fit
+    reads every game) and its head-to-head against each opponent it met (its own seats only). None: not one of
+    the league's bots."""
+    rows = standings(store, league_id, include_retired=True)
+    row = next((r for r in rows if r.bot_id == bot_id), None)
+    if row is None:
+        return None
+    counts = store.head_to_head_of(row.bot_id)
+    return row, [H2HCell(row.bot, row.bot_id, o.bot, o.bot_id, *counts[(row.bot_id, o.bot_id)])
+                 for o in rows if (row.bot_id, o.bot_id) in counts]
 
 
 @dataclass(frozen=True)

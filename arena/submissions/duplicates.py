@@ -8,18 +8,17 @@ two names for one file can be intended.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 
-from arena.submissions.snapshot import Snapshot
+from arena.submissions.snapshot import Snapshot, files_digest
 from arena.text import shown
 from leaderboards.store import Bot
 
 
 def contents(snapshot: Snapshot) -> str:
-    """A fingerprint of the snapshot's file contents, whatever the files are called."""
-    return hashlib.sha256(b"".join(sorted(hashlib.sha256(data).digest() for data in snapshot.files.values()))
-                          ).hexdigest()
+    """A fingerprint of the snapshot's file contents, whatever the files are called
+    (:func:`arena.submissions.snapshot.files_digest`)."""
+    return files_digest(snapshot)
 
 
 def twins(bot: Bot, others: Iterable[Bot], snapshot: Callable[[int], Snapshot]) -> list[Bot]:

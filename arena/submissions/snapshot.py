@@ -126,6 +126,14 @@ def unpack(blob: bytes, digest: str | None = None) -> Snapshot:
     return decode(data, digest)
 
 
+def files_digest(snapshot: Snapshot) -> str:
+    """A fingerprint of the snapshot's file contents, whatever the files are called (``alice.py`` and ``bob.py``
+    with one text have different digests, since a digest covers the names, and one fingerprint). The store keeps
+    it beside each bot and submission (``files_hash``), so byte-identical bots are found by an indexed lookup."""
+    return hashlib.sha256(b"".join(sorted(hashlib.sha256(data).digest() for data in snapshot.files.values()))
+                          ).hexdigest()
+
+
 def _field(data: bytes) -> bytes:
     return str(len(data)).encode() + b"\n" + data
 

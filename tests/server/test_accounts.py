@@ -75,6 +75,8 @@ def test_a_schema_4_store_gets_the_server_tables(tmp_path):
     conn = sqlite3.connect(path)
     for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SERVER_SCHEMA):
         conn.execute(f"DROP TABLE {table}")
+    conn.execute("DROP INDEX bots_files")  # (schema 6's)
+    conn.execute("ALTER TABLE bots DROP COLUMN files_hash")
     conn.execute("UPDATE meta SET value='4' WHERE key='schema_version'")
     conn.commit()
     conn.close()
@@ -82,7 +84,7 @@ def test_a_schema_4_store_gets_the_server_tables(tmp_path):
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"accounts", "submissions", "sessions", "actions"} <= tables
         assert store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
-            str(SCHEMA_VERSION) == "5"
+            str(SCHEMA_VERSION) == "6"
 
 
 def test_validation_takes_accounts_in_turn(league):
@@ -116,4 +118,4 @@ def test_validation_takes_accounts_in_turn(league):
         c2, a6 = upload("carol", 2), upload("alice", 6)
         acc.revoke(store, ids["carol"])
         assert [sub.id for sub in iter(lambda: acc.claim_next(store, league_id, turns), None)] == [a6]
-        assert acc.submission(store, c2).status == "queued"
+        assert acc.submission(store, c2).status == "withdrawn"  # (a revoke withdraws what waits)
