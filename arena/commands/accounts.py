@@ -116,7 +116,8 @@ def list_accounts(league_name: str, db: str | None) -> None:
 @_db
 @click.argument("name")
 def revoke(league_name: str, db: str | None, name: str) -> None:
-    """Revoke account NAME: its token and sessions stop working at once (its bot stays in the league)."""
+    """Revoke account NAME: its token and sessions stop working at once, its waiting uploads are withdrawn and its
+    bot leaves the league (its games stay)."""
     with league_for_accounts(league_name, db) as (store, league, _):
         account = acc.account_named(store, league.id, name)
         if account is None:

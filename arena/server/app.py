@@ -13,7 +13,6 @@ two files), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`
 """
 from __future__ import annotations
 
-import difflib
 import sqlite3
 import threading
 import time
@@ -37,11 +36,11 @@ from arena.league.config import LeagueConfig
 from arena.output import pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
-from arena.output.views import BotFacts, bot_facts, document, leaderboard
-from arena.server import auth
+from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
+from arena.server import auth, similarity
+from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
-from arena.submissions.duplicates import twins
-from arena.submissions.snapshot import MB
+from arena.submissions.snapshot import MB, files_digest
 from arena.text import dumps, shown
 from leaderboards import accounts as acc
 from leaderboards.store import Store
@@ -51,6 +50,9 @@ CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'se
        "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+NO_STORE = [(b"cache-control", b"no-store")]
+HISTORY_POINTS = 1000
+"""Rated games of a bot drawn on its page's rating picture (its newest)."""
 FORM_SLACK = 64 * 1024
 """Bytes of a multipart body beyond the bot itself (boundaries, headers, the CSRF field)."""
 
@@ -76,6 +78,9 @@ class Site:
     per_account_address: auth.RateLimit = field(
         default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ACCOUNT_ADDRESS))
     per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
+
+    near: similarity.NearCache = field(default_factory=similarity.NearCache)
+    """Near-duplicate similarities by pair of bot digests (/admin compares only pairs it has not seen)."""
 
     base: Store | None = None
     """The process's one opened and checked store (the ladder's); each web thread gets :meth:`Store.another`."""
@@ -106,8 +111,20 @@ class Site:
         return store.find_league(self.config.name).id
 
 
+def private(scope: Scope) -> bool:
+    """Whether a request carries a credential (a bearer token or the session cookie): its answer may be one
+    account's, and is never kept by a cache (``Cache-Control: no-store``), whatever its handler said. The site's
+    static files are the same for everyone."""
+    if scope["path"].startswith("/static/"):
+        return False
+    for name, value in scope.get("headers", []):
+        if name == b"authorization" or (name == b"cookie" and auth.SESSION_COOKIE.encode() + b"=" in value):
+            return True
+    return False
+
+
 class SecurityHeaders:
-    """Adds :data:`HEADERS` to every response."""
+    """Adds :data:`HEADERS` to every response, and ``Cache-Control: no-store`` to every :func:`private` one."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -117,9 +134,14 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        secret = private(scope)
+
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + HEADERS
+                headers = list(message.get("headers", []))
+                if secret:
+                    headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"] + NO_STORE
+                message["headers"] = headers + HEADERS
             await send(message)
         await self.app(scope, receive, sending)
 
@@ -238,6 +260,9 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
+    withdrawn = acc.withdrawn_twin(store, account.id, files_digest(snapshot))
+    if withdrawn is not None:  # an organiser's withdrawal holds: never queued (arena.server.decisions)
+        return 409, {"error": withdrawn_line(withdrawn)}
     with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
         if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
             return 429, {"error": over_the_rate(site, store, account, now)}
@@ -344,16 +369,15 @@ def create_app(site: Site) -> ASGIApp:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
-        board = leaderboard(store, lg, include_retired=True, h2h=True)
-        row = next((r for r in board.rows if r.bot_id == row_id(request.path_params["bot_id"])), None)
-        if row is None:
+        found = bot_standing(store, lg.id, row_id(request.path_params["bot_id"]))  # (reads what the page shows)
+        if found is None:
             return not_found(v, site)
+        row, cells = found
         recent = reversed(store.games(lg.id, order="recent", limit=50, bot_id=row.bot_id))  # (oldest first)
         facts = bot_facts(recent)[0].get(row.bot_id, BotFacts())  # (its games only: tracebacks are not shown here)
-        figures = pictures.bot_figures(pictures.histories(store, lg.id).get(row.bot_id, []),
+        figures = pictures.bot_figures(store.bot_history(row.bot_id, HISTORY_POINTS),
                                        pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time,
                                        site.config.limits.first_move_time)
-        cells = [c for c in board.cells or [] if c.bot_id == row.bot_id and c.games]  # (as the report's bot page)
         return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures, cells=cells,
                     game_href=lambda game_id: f"/games/{int(game_id)}")
 
@@ -413,9 +437,8 @@ def create_app(site: Site) -> ASGIApp:
             if gone is not None and auth.same(gone.name, name):  # the token's holder: told, not left guessing
                 return login_page(request, store, v, revoked_line(gone), 403)
             if account is None or not auth.same(account.name, name):
-                if acc.account_named(store, site.league_id(store), name) is not None:  # only a real name's count
-                    site.per_account_address.fail(pair)  # can close anything: others would only fill memory
-                    site.per_account.fail(name)
+                site.per_account_address.fail(pair)  # every name counted alike, existing or not: a 429 (or
+                site.per_account.fail(name)  # the time taken) must not tell a stranger which names have accounts
                 site.per_address.fail(where)
                 return login_page(request, store, v, "Unknown name or token.", 401)
             key, _ = acc.new_session(store, account.id, auth.SESSION_TTL)
@@ -546,7 +569,10 @@ def create_app(site: Site) -> ASGIApp:
         if not can_view_public(v):
             return error(401, "this league's leaderboard is for its accounts: send Authorization: Bearer TOKEN")
         doc = document(store, store.find_league(site.config.name))
-        return Response(dumps(doc, indent=2) + "\n", media_type="application/json")  # `arena leaderboard --json`
+        for row in doc["bots"]:  # (`arena leaderboard --json`'s document, less what the pages hide: file names)
+            if row["kind"] == "file":
+                row["spec"] = None
+        return Response(dumps(doc, indent=2) + "\n", media_type="application/json")
 
     # -- organisers -----------------------------------------------------------------------------------------
     def admin_page(request: Request, store: Store, v: Viewer) -> Response:
@@ -559,10 +585,10 @@ def create_app(site: Site) -> ASGIApp:
         counts: dict[int, int] = {}
         for s in subs:
             counts[s.account_id] = counts.get(s.account_id, 0) + 1
-        bots = store.bots(lg.id)
+        bots = store.bots(lg.id, source=False)  # (a row per version, no files: arena.server.similarity)
         current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
-        identical = {b.label: [t.label for t in twins(b, bots, store.snapshot)] for b in current}
-        near = near_duplicates(store, current)
+        identical = similarity.identical(store, lg.id, bots)
+        near = similarity.near_duplicates(store, current, site.near)
         return page("admin.html", v, site, accounts=people, counts=counts, subs=subs[:500], names=names,
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"], actions=acc.actions(store, lg.id))
@@ -655,28 +681,3 @@ def create_app(site: Site) -> ASGIApp:
     ]
     return SecurityHeaders(Starlette(routes=routes))
 
-
-NEAR = 0.9
-"""Similarity (difflib's ratio of the entry files' lines) from which two accounts' bots are flagged as
-near-duplicates."""
-NEAR_LINES = 1000
-"""Lines of each entry file compared (stripped, blank ones left out). Compared character by character, two
-near-identical 67 kB files took minutes of the server's one interpreter lock on every view of /admin; by lines,
-capped, the worst pair is a fraction of a second."""
-
-
-def near_duplicates(store: Store, bots: list[Any]) -> list[tuple[str, str, float]]:
-    """Pairs of current submitted bots of different accounts whose entry files are nearly the same lines."""
-    texts = {b.label: (b.name, [s for line in (b.source or "").splitlines() if (s := line.strip())][:NEAR_LINES])
-             for b in bots if b.kind == "file"}
-    out = []
-    items = sorted(texts.items())
-    for i, (a, (na, ta)) in enumerate(items):
-        for b, (nb, tb) in items[i + 1:]:
-            if na == nb or ta == tb:
-                continue
-            # (autojunk would never match a line found in over 1% of a file: `return x` lines, closing brackets)
-            m = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-            if m.real_quick_ratio() >= NEAR and m.quick_ratio() >= NEAR and m.ratio() >= NEAR:
-                out.append((a, b, m.ratio()))
-    return out

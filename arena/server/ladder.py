@@ -30,6 +30,8 @@ from arena.league.runner import RunSummary
 from arena.league.task import Task, TaskFailure
 from arena.league.workers import LocalBackend
 from arena.sandbox.bot_files import worker_files
+from arena.server.decisions import withdrawn_line
+from arena.submissions.snapshot import files_digest
 from arena.text import shown
 from leaderboards import accounts as acc
 from leaderboards import lock
@@ -93,7 +95,11 @@ class Validator(threading.Thread):
             return  # stopped mid-validation: left `validating`, queued again by the next start
         with store.transaction():  # the version and the verdict together
             now = acc.submission(store, sub.id)
-            if now is None or now.status != "validating":  # withdrawn by an organiser meanwhile: it stays so
+            if now is None or now.status != "validating":  # withdrawn (or its account revoked) meanwhile: it stays so
+                return
+            withdrawn = acc.withdrawn_twin(store, sub.account_id, files_digest(snapshot))
+            if withdrawn is not None:  # these files were withdrawn while it waited: they stay withdrawn
+                acc.finish(store, sub.id, "refused", reason=withdrawn_line(withdrawn))
                 return
             if reason is not None:
                 acc.finish(store, sub.id, "refused", reason=reason, detail=detail)

@@ -1,0 +1,227 @@
+"""What `arena serve`'s organiser page and a bot's page read, counted (never timed): /admin reads no snapshot
+and no bot's files however many versions a student uploads, and compares only the pairs it has not seen; a bot's
+page reads what it shows, the same work in a league of 100 games as in one of 1,500. The application runs in this
+process (uvicorn in a thread, a real store file, urllib), so its store reads can be counted here."""
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bench.scale_dashboard import make_record, playouts
+from arena.bench.server_pages import Served, organiser_client
+from arena.league.config import load_config
+from arena.submissions.snapshot import files_digest, single
+from leaderboards import accounts as acc
+from leaderboards import ledger
+from leaderboards.store import Store
+
+pytestmark = pytest.mark.xdist_group("server")
+
+
+class Work:
+    """Counts, while active, the store's snapshot reads, the bot source text loaded with bot rows, and SQLite's
+    virtual machine steps on every connection the application opens (SQL work, whatever the wall clock)."""
+
+    STEP = 100
+
+    def __init__(self) -> None:
+        self.snapshots = self.source = self.steps = 0
+
+    @contextmanager
+    def counting(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[Work]:
+        from arena.server.app import Site
+        snapshot, bot, store_of = Store.snapshot, Store._bot, Site.store
+
+        def counted_snapshot(store: Store, bot_id: int) -> Any:
+            self.snapshots += 1
+            return snapshot(store, bot_id)
+
+        def counted_bot(row: sqlite3.Row) -> Any:
+            made = bot(row)
+            self.source += len(made.source or "")
+            return made
+
+        def counted_store(site: Site) -> Store:  # (each request's connection, however old)
+            store = store_of(site)
+            store.conn.set_progress_handler(self._step, self.STEP)
+            return store
+        with monkeypatch.context() as m:
+            m.setattr(Store, "snapshot", counted_snapshot)
+            m.setattr(Store, "_bot", staticmethod(counted_bot))
+            m.setattr(Site, "store", counted_store)
+            yield self
+
+    def _step(self) -> int:
+        self.steps += self.STEP
+        return 0
+
+
+def league_file(work: Path, db: Path) -> Any:
+    (work / "l.toml").write_text(f'name = "pages"\ngames = ["nim"]\nbots = ["random", "greedy"]\n'
+                                 f'database = "{db.name}"\n')
+    return load_config(work / "l.toml")
+
+
+def enter(store: Store, league_id: int, name: str, text: str) -> int:
+    """An upload of ``name``'s account, accepted as the validator accepts one; returns its submission id."""
+    account = acc.account_named(store, league_id, name) or acc.add_account(store, league_id, name)[0]
+    snap = single("bot.py", text)
+    sid = acc.add_submission(store, league_id, account.id, name, "bot.py", snap)
+    bot, _ = store.upsert_bot(league_id, name, origin="submit", snapshot=snap, reactivate=True)
+    acc.finish(store, sid, "accepted", bot_id=bot.id)
+    return sid
+
+
+def big_bot(rng: random.Random, lines: int = 3000) -> str:
+    return "\n".join(f"T{i} = {rng.randrange(10 ** 12)}" for i in range(lines)) + "\nclass Bot:\n    pass\n"
+
+
+@pytest.fixture
+def admin_site(tmp_path, monkeypatch):
+    """A league with five students of one version and a busy one; yields a function that gives the busy student
+    ``n`` versions in all and returns the organiser's client."""
+    db = tmp_path / "pages.sqlite"
+    rng = random.Random(3)
+    with Store.open(db, create=True) as store:
+        league_id = store.ensure_league("pages", {"games": ["nim"]}).id
+        acc.add_account(store, league_id, "prof", organiser=True)
+        for i in range(5):
+            enter(store, league_id, f"s{i}", big_bot(rng))
+    config = league_file(tmp_path, db)
+    clients: list[Served] = []
+
+    def versions(n: int) -> Served:
+        with Store.open(db) as store:
+            league_id = store.find_league("pages").id
+            have = len([b for b in store.bots(league_id, source=False) if b.name == "busy"])
+            for _ in range(n - have):
+                enter(store, league_id, "busy", big_bot(rng))
+        if not clients:
+            clients.append(organiser_client(config))
+        return clients[0]
+    yield versions
+    for c in clients:
+        c.close()
+
+
+def test_admin_reads_no_snapshot_and_no_files_however_many_versions(admin_site, monkeypatch):
+    seen: dict[int, Work] = {}
+    for n in (2, 20):
+        client = admin_site(n)
+        assert client.request("/admin")[0] == 200  # (the first view after new versions compares their pairs)
+        with Work().counting(monkeypatch) as work:
+            code, _, text = client.request("/admin")
+        assert code == 200 and "busy" in text
+        seen[n] = work
+    for n, work in seen.items():
+        assert work.snapshots == 0, (n, work.snapshots)  # (before: every version's snapshot, for every bot)
+        assert work.source == 0, (n, work.source)  # (before: every version's entry file, ~60 kB each)
+    print("admin", {n: (w.snapshots, w.source, w.steps) for n, w in seen.items()})
+    assert seen[20].steps < 1.5 * seen[2].steps + 20_000, (seen[2].steps, seen[20].steps)
+
+
+def test_admin_compares_a_pair_of_files_once(admin_site):
+    from arena.server import similarity
+    client = admin_site(2)
+    client.request("/admin")
+    before = similarity_count = _compared(client)
+    assert client.request("/admin")[0] == 200
+    assert _compared(client) == before  # a repeat view compares nothing
+    admin_site(3)  # one new version: compared with the five other students' current bots, once
+    client.request("/admin")
+    client.request("/admin")
+    assert _compared(client) - similarity_count == 5
+    assert similarity.NEAR > 0
+
+
+def _compared(client: Served) -> int:
+    return client.site.near.compared
+
+
+def test_identical_bots_are_found_by_their_stored_fingerprint(tmp_path):
+    """Twins across accounts (the same file under another name too), by one indexed lookup."""
+    db = tmp_path / "twins.sqlite"
+    with Store.open(db, create=True) as store:
+        league_id = store.ensure_league("pages", {"games": ["nim"]}).id
+        enter(store, league_id, "alice", "class Bot: pass\n")
+        enter(store, league_id, "alice", "class Bot: pass  # v2\n")
+        account = acc.add_account(store, league_id, "bob")[0]
+        snap = single("renamed.py", "class Bot: pass\n")  # alice's first version's text, under another name
+        store.upsert_bot(league_id, "bob", origin="submit", snapshot=snap)
+        bots = {b.id: b for b in store.bots(league_id)}
+        pairs = {(bots[a].label, bots[b].label) for a, b in store.same_files(league_id)}
+        assert pairs == {("bob", "alice")}, pairs
+        assert acc.add_submission(store, league_id, account.id, "bob", "renamed.py", snap)
+        stored = store.conn.execute("SELECT files_hash FROM submissions").fetchall()
+        assert stored[-1][0] == files_digest(snap)
+        plan = " ".join(str(r[3]) for r in store.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT a.id, b.id FROM bots a JOIN bots b ON b.league_id = a.league_id AND "
+            "b.files_hash = a.files_hash AND b.name != a.name WHERE a.league_id=1"))
+        assert "bots_files" in plan, plan
+
+
+def test_a_schema_5_store_gets_every_fingerprint(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Store.open(path, create=True) as store:
+        league_id = store.ensure_league("pages", {"games": ["nim"]}).id
+        enter(store, league_id, "alice", "class Bot: pass\n")
+        store.upsert_bot(league_id, "random", origin="config", spec="random")
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX bots_files")
+    conn.execute("ALTER TABLE bots DROP COLUMN files_hash")
+    conn.execute("ALTER TABLE submissions DROP COLUMN files_hash")
+    conn.execute("UPDATE meta SET value='5' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    with Store.open(path) as store:
+        assert store.schema_version == 6
+        want = files_digest(single("bot.py", "class Bot: pass\n"))
+        assert [tuple(r) for r in store.conn.execute("SELECT name, files_hash FROM bots ORDER BY id")] == \
+            [("alice", want), ("random", None)]
+        assert [tuple(r) for r in store.conn.execute("SELECT files_hash FROM submissions")] == [(want,)]
+
+
+# -- a bot's page -----------------------------------------------------------------------------------------
+def league_of(work: Path, others: int) -> tuple[Any, int]:
+    """A rated league where bot ``me`` has 20 games (against ``b``) and bots b..f play ``others`` more among
+    themselves; returns (the league file's config, me's id)."""
+    db = work / "bots.sqlite"
+    rng = random.Random(5)
+    with ledger.open_store(db, create=True) as store:
+        league = store.ensure_league("pages", {"games": ["nim"], "games_per_pairing": 2, "seed": 1})
+        ids = {n: store.upsert_bot(league.id, n, origin="config", spec="random")[0].id for n in "me b c d e f".split()}
+        samples = playouts("nim", 1, 16, rng)
+        pairs = [("me", "b")] * 20 + [tuple(rng.sample("bcdef", 2)) for _ in range(others)]
+        store.record_games(league.id, [(f"{i:06d}|nim|{a}.{b}|0", "nim", i, [ids[a], ids[b]],
+                                        make_record(rng.choice(samples), [a, b], rng))
+                                       for i, (a, b) in enumerate(pairs)])
+        ledger.rate_pending(store, league.id)
+        acc.add_account(store, league.id, "prof", organiser=True)
+    (work / "l.toml").write_text(f'name = "pages"\ngames = ["nim"]\nbots = ["random", "greedy"]\n'
+                                 f'database = "{db.name}"\n')
+    return load_config(work / "l.toml"), ids["me"]
+
+
+def test_a_bots_page_reads_what_it_shows_not_the_leagues_history(tmp_path, monkeypatch):
+    steps = {}
+    for others in (100, 1500):
+        work = tmp_path / str(others)
+        work.mkdir()
+        config, me = league_of(work, others)
+        client = organiser_client(config)
+        try:
+            code, _, text = client.request(f"/bots/{me}")
+            assert code == 200 and "20 games" in text, text[-3000:]
+            with Work().counting(monkeypatch) as counted:
+                assert client.request(f"/bots/{me}")[0] == 200
+            steps[others] = counted.steps
+        finally:
+            client.close()
+    print("bot page SQL steps", steps)
+    assert steps[1500] < 1.3 * steps[100], steps  # (before: the whole league's outcomes, history and pairings)
