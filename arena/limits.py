@@ -17,6 +17,10 @@ from arena.errors import ConfigError
 from arena.schema import STRICT, explain, type_name
 from bots.base import Limit
 
+MAX_DECISIONS = 100_000
+"""No game has more decisions, whatever its own bound (a Double Step on 100,000-square lanes) or the limits say: the
+referee ends it as a draw there, so a stored record stays under ~10 MB (~52 bytes of JSON per action, a chance
+outcome before each decision at most)."""
 DAY = 86_400.0
 """The longest move time one can ask for (a finite cap: larger values overflow the sandbox's timers)."""
 
@@ -39,6 +43,11 @@ class Limits:
     """Open file descriptors of the bot."""
     max_file_size_mb: Annotated[int, Field(ge=0, le=1_048_576)] = 0
     """Largest file the bot may write, in MB (0: none)."""
+    max_moves: Annotated[int, Field(ge=1, le=MAX_DECISIONS)] | None = None
+    """Decisions in one game before the referee ends it as a draw (left out: the game's own bound,
+    ``max_game_length()``, finite for every built-in game)."""
+    max_game_seconds: Annotated[float, Field(gt=0, le=DAY)] = 3600.0
+    """Wall-clock seconds one game may last: no move starts after it, and the game ends as a draw."""
     max_bot_mb: Annotated[float, Field(gt=0, le=1024)] = 1.0
     """Largest bot snapshot (a file or a folder) a league, `arena match` or `arena submit` accepts, in MB."""
     trusted: bool = False

@@ -199,6 +199,11 @@ cdef class CoreState:
     def move_number(self) -> int:
         return len(self._history)
 
+    def history_since(self, Py_ssize_t start) -> list:
+        """``history()[start:]`` without copying the rest: the referee sends a bot only the actions it has not
+        seen, and a move's cost must not grow with the game's length."""
+        return self._history[start:]
+
     def action_to_string(self, *args) -> str:
         """A readable name for an action (``action_to_string(a)`` or OpenSpiel's ``(player, a)``)."""
         action = args[-1]

@@ -39,6 +39,9 @@ class Game:
     max_players: ClassVar[int] = 2
     has_chance: ClassVar[bool] = False
     perfect_information: ClassVar[bool] = True
+    length_rule: ClassVar[str] = "at most max_game_length() decisions"
+    """How long a game can last by its rules (:meth:`max_game_length` is the figure), for ``arena games``: the
+    referee ends a game that reaches it as a draw, as it does one that lasts ``max_game_seconds``."""
     has_draws: ClassVar[bool] = False
     """Whether the rules allow a drawn result (ratings then give a draw a prior probability; an adjudicated
     tie is rated as a draw either way)."""

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 import games
 from arena.text import out_console
@@ -24,6 +25,8 @@ def games_command(as_json: bool) -> None:
             "description": cls.description,
             "players": [cls.min_players, cls.max_players],
             "default_spec": str(games.load(name)),
+            "length_rule": cls.length_rule,
+            "max_game_length": _bound(name),
             "params": {k: {"default": p.default, "valid": p.describe(), "doc": p.doc} for k, p in cls.params.items()},
         })
     if as_json:
@@ -41,4 +44,16 @@ def games_command(as_json: bool) -> None:
             default = "(see meaning)" if p["default"] is None else format_value(p["default"])
             table.add_row(key, default, p["valid"], p["doc"])
         console.print(table)
+        bound = entry["max_game_length"]
+        console.print(Text(f" length: {entry['length_rule']} ({entry['default_spec']}: "
+                           f"{'no bound stated' if bound is None else f'at most {bound:,} decisions'}); any game "
+                           "also ends as a draw after the league's max_moves or max_game_seconds"))
         console.print()
+
+
+def _bound(name: str) -> int | None:
+    """The default game's ``max_game_length()`` (a game from another package may not state one)."""
+    try:
+        return int(games.load(name).max_game_length())
+    except NotImplementedError:
+        return None

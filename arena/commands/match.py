@@ -134,6 +134,10 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
               show_default=True, help="Seconds for each bot's first move (start-up plus one move).")
 @click.option("--memory", "memory_mb", type=LimitType("memory_mb"), default=Limits.memory_mb, show_default=True,
               help="MB per bot.")
+@click.option("--max-moves", type=LimitType("max_moves"), default=None,
+              help="Decisions per game before it ends as a draw (default: the game's own bound; `arena games`).")
+@click.option("--max-game-seconds", type=LimitType("max_game_seconds"), default=Limits.max_game_seconds,
+              show_default=True, help="Wall-clock seconds per game: no move starts after it, the game is a draw.")
 @click.option("--on-failure", type=click.Choice(["lose", "random_move"]), default="lose", show_default=True,
               help="lose: a failing bot loses; random_move: COMP424 rule, a random move is played instead.")
 @click.option("--trusted", is_flag=True, help="The bot files are trusted: run them even without the mandatory layers.")
@@ -156,7 +160,8 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
 def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: float, first_move_time: float,
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
           chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None,
-          quiet: bool = False, openings_text: str | None = None) -> None:
+          quiet: bool = False, openings_text: str | None = None, max_moves: int | None = None,
+          max_game_seconds: float = Limits.max_game_seconds) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played
@@ -184,7 +189,8 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
         raise ConfigError(f"--sprt compares two bots; {g} has {len(bots)} seats")
     points: list[float] = []  # the first bot's points per game (the SPRT's observations)
     limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
-                    trusted=trusted, debug=debug, max_bot_mb=max_bot_mb)
+                    trusted=trusted, debug=debug, max_bot_mb=max_bot_mb, max_moves=max_moves,
+                    max_game_seconds=max_game_seconds)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
     # comp424:PATH is a COMP424 course folder, run unchanged (arena.adapters.comp424)
     entered = [comp424.enter(b, int(max_bot_mb * MB)) if is_agent_arg(b) else

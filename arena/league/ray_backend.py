@@ -324,12 +324,16 @@ def _why(exc: BaseException) -> str:
 
 def game_bound(task: Task) -> float:
     """Seconds one game may take at most: each seat's first move, then the game's longest play at the move time
-    (twice over for the referee's own work); infinite without time limits or a known maximum length."""
+    (twice over for the referee's own work), and never much more than the game's wall-clock bound (the referee
+    ends a game at ``max_game_seconds``; one move and the bots' start-up may follow); infinite without time limits."""
     limits = task.limits
-    moves = _max_moves(task.game)
-    if limits.debug or moves is None:
+    if limits.debug:
         return math.inf
-    return len(task.seats) * limits.first_move_time + 2 * moves * limits.move_time
+    by_clock = limits.max_game_seconds + len(task.seats) * limits.first_move_time + 60
+    moves = limits.max_moves or _max_moves(task.game)
+    if moves is None:
+        return by_clock
+    return min(by_clock, len(task.seats) * limits.first_move_time + 2 * moves * limits.move_time)
 
 
 @functools.lru_cache(maxsize=256)

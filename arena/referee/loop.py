@@ -42,7 +42,8 @@ def substitute_move(state: Any, legal: list[int], rng: random.Random) -> int:
 
 
 def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callable[[int, int], Limit] | None = None,
-         on_failure: str = "raise", max_moves: int | None = None, players: Sequence[str] | None = None,
+         on_failure: str = "raise", max_moves: int | None = None, max_seconds: float | None = None,
+         players: Sequence[str] | None = None,
          observer: Callable[[Any, int, int], None] | None = None, chance_key: bytes | None = None,
          opening: Sequence[int] = ()) -> GameRecord:
     """Plays one game of ``game`` between ``bots`` (one per seat) and returns its record.
@@ -58,6 +59,8 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         on_failure: ``raise`` (default in-process: a bot error propagates), ``lose`` (the failing bot loses,
             the reason is recorded) or ``random_move`` (COMP424 rule: a random legal move is played instead).
         max_moves: adjudicate a draw after this many decisions (games like Double Step with passes can loop).
+        max_seconds: adjudicate a draw when the game has lasted this many wall-clock seconds (checked before each
+            decision: a move already started keeps its own limit).
         players: names for the record (default: the bots' ``name`` attributes).
         observer: called as ``observer(state, seat, action)`` after every action (progress displays).
         opening: moves played before the first decision (:mod:`arena.referee.openings`; while legal and not ending the
@@ -103,13 +106,17 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         if max_moves is not None and decisions >= max_moves:
             adjudicated = f"draw after {max_moves} moves"
             break
+        if max_seconds is not None and time.perf_counter() - started >= max_seconds:
+            adjudicated = f"draw after {max_seconds:g} s"
+            break
         move_limit = limit(seat, decisions) if callable(limit) else (limit or Limit())
         legal = state.legal_actions()
         bot = bots[seat]
         t0, c0 = time.perf_counter(), time.thread_time()
         try:
             try:
-                action = bot.step(state.clone(), move_limit)
+                # a copy a bot may change; a sandboxed bot's proxy only reads the new actions (reads_state_only)
+                action = bot.step(state if getattr(bot, "reads_state_only", False) else state.clone(), move_limit)
             except (BotError, MachineOverloadedError):  # overload: not the bot's fault, the game is abandoned
                 raise
             except Exception as exc:

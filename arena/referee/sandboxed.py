@@ -16,7 +16,7 @@ from typing import Any
 import bots as bots_pkg
 import games as games_pkg
 from arena.errors import ConfigError
-from arena.limits import Limits
+from arena.limits import MAX_DECISIONS, Limits
 from arena.referee.chance import bot_seed, new_key
 from arena.referee.loop import play
 from arena.results.records import GameRecord
@@ -110,7 +110,9 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             played instead and the game goes on; a bot that crashed or ran out of memory still loses).
         names: per seat, the names written in the record (default: the bot arguments).
         observer: ``observer(state, seat, action)`` after every action.
-        max_moves: adjudicate a draw after this many decisions (default: the game's maximum length).
+        max_moves: adjudicate a draw after this many decisions (default: ``limits.max_moves``, else the game's
+            maximum length; never more than :data:`arena.limits.MAX_DECISIONS`). A game also ends as a draw once it
+            has lasted ``limits.max_game_seconds`` (not in ``debug``, which has no time limits).
         chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.referee.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
         opening: moves played before the first decision (:mod:`arena.referee.openings`), recorded in the record.
@@ -132,10 +134,13 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     if chance_key is None:
         chance_key = new_key()
     if max_moves is None:
+        max_moves = limits.max_moves
+    if max_moves is None:
         try:
             max_moves = game.max_game_length()
         except NotImplementedError:
             max_moves = None
+    max_moves = min(max_moves or MAX_DECISIONS, MAX_DECISIONS)
     if limits.debug:
         return _play_debug(game, descriptions, seed, limits, on_failure, names, observer, max_moves, chance_key,
                            opening)
@@ -167,7 +172,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             return allowances[proxies[seat].moves > 0]
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
-                      players=names, observer=observer, chance_key=chance_key, opening=opening)
+                      max_seconds=limits.max_game_seconds, players=names, observer=observer, chance_key=chance_key,
+                      opening=opening)
     finally:
         close_all(proxies)  # every bot's tree killed at once, then each waited for and cleaned up
     record.info["sandbox"] = sandbox.active_layers()

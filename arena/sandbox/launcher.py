@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any
 
-from arena.limits import Limits
+from arena.limits import MAX_DECISIONS, Limits
 from arena.sandbox import cgroups, check, slots, spawn, zygote
 from arena.sandbox.cgroups import BotCgroup
 
@@ -97,13 +97,15 @@ class Sandbox:
         mem = self.limits.memory_mb * mb
         # RLIMIT_AS counts address space, not memory: with a memory cgroup it is only a loose backstop.
         address_space = max(2 * mem, mem + 1024 * mb) if memory_cgroup else mem + 256 * mb
-        cpu = self.limits.cpu_seconds
-        if cpu is None:
+        cpu: float
+        if self.limits.cpu_seconds is not None:
+            cpu = self.limits.cpu_seconds
+        else:
             try:
-                moves = self.game.max_game_length()
+                moves = int(self.limits.max_moves or self.game.max_game_length())
             except (NotImplementedError, AttributeError):
                 moves = 1000
-            cpu = self.limits.first_move_time + self.limits.move_time * min(moves, 100_000) + 10
+            cpu = self.limits.first_move_time + self.limits.move_time * min(moves, MAX_DECISIONS) + 10
         out = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, math.ceil(cpu)),
                (resource.RLIMIT_NOFILE, self.limits.max_open_files),
                (resource.RLIMIT_FSIZE, self.limits.max_file_size_mb * mb), (resource.RLIMIT_CORE, 0)]

@@ -45,6 +45,9 @@ class BotProcess:
 
     _init_frame: bytes | None = None
     """The ``init`` frame until it is sent (``_send_init``)."""
+    reads_state_only = True
+    """``step`` only reads the state's new actions: the referee hands it the game's state, not a copy (a copy
+    per move costs the game's length: quadratic over a long game)."""
 
     def __init__(self, bot: dict[str, Any], game: Any, seat: int, seed: int, limits: Limits, *,
                  sandbox: Any, name: str = "") -> None:
@@ -155,9 +158,11 @@ class BotProcess:
         # the first move pays for the load (clock.ready): the bot is told the time it has left, not the full limit
         told = max(0.0, round(seconds - clock.load_charge(), 3))
         deadline = clock.begin(seconds, started)
-        history = state.history()
-        actions = history[self._sent:]  # the bot rebuilds the state (and who moved) itself
-        self._sent = len(history)
+        # only what the bot has not seen (it rebuilds the state, and who moved, itself); history_since copies
+        # just those, so a move's cost does not grow with the game (other games' states: history()'s tail)
+        since = getattr(state, "history_since", None)
+        actions = since(self._sent) if since is not None else state.history()[self._sent:]
+        self._sent += len(actions)
         request_id = self._next_id
         self._next_id += 1
         key = (told, first)

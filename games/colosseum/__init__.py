@@ -28,6 +28,7 @@ class ColosseumGame(Game):
     name: ClassVar[str] = "colosseum"
     description: ClassVar[str] = ("walk up to (M+1)//2 steps and build a wall; "
                                   "when the players are walled apart, the bigger region wins")
+    length_rule: ClassVar[str] = "at most 2M(M-1) - 2K moves: each builds one of the interior walls not standing yet"
     params: ClassVar[dict[str, Param]] = {
         "size": Param(int, None, "board side M (default: drawn uniformly from 6..12 by seed)",
                       min=MIN_SIZE, max=MAX_SIZE),

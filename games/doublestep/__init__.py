@@ -11,11 +11,16 @@ from games.spec import Param
 __all__ = ["DoubleStepGame", "DoubleStepState"]
 
 MAX_LENGTH = 100_000
+PASS_BOUND = 4
+"""With ``overshoot=pass``, a game lasts at most this many times the two lanes' lengths (max_game_length)."""
 
 
 class DoubleStepGame(Game):
     name: ClassVar[str] = "doublestep"
     description: ClassVar[str] = "race on two lanes, steps of 1 or 2; first to land exactly on its goal wins"
+    length_rule: ClassVar[str] = ("forbid: at most length0 + length1 moves (each advances a stone); pass: a "
+                                  "player 1 square away may pass for ever, so a game ends as a draw after "
+                                  f"{PASS_BOUND} x (length0 + length1) moves")
     params: ClassVar[dict[str, Param]] = {
         "length": Param(int, 10, "both lanes' length (squares to the goal)", min=1, max=MAX_LENGTH),
         "length0": Param(int, None, "player 0's lane length (DSR-k-vs-m); overrides length", min=1, max=MAX_LENGTH),
@@ -46,6 +51,9 @@ class DoubleStepGame(Game):
         return 3
 
     def max_game_length(self) -> int:
+        """``forbid``: every move advances a stone, so at most the two lengths. ``pass``: a player 1 square away
+        may pass for ever, so the rule bounds the game at four times the lengths (twice the longest game without
+        passes, which no game of honest players reaches): the referee ends it there as a draw."""
         if self.param("overshoot") == "forbid":
             return sum(self.lengths())
-        return 2**31 - 1  # a player may pass forever at distance 1: unbounded; the referee caps games
+        return PASS_BOUND * sum(self.lengths())

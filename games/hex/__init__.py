@@ -17,6 +17,7 @@ MIN_SIZE, MAX_SIZE = 2, 25   # 25: one column letter per column (a..y)
 class HexGame(Game):
     name: ClassVar[str] = "hex"
     description: ClassVar[str] = "connect your two sides of an N x N rhombus; x: top-bottom, o: left-right"
+    length_rule: ClassVar[str] = "at most N*N moves (+1 for the swap): each fills a cell, a full board has a winner"
     params: ClassVar[dict[str, Param]] = {
         "size": Param(int, 7, "board size N (N x N cells)", min=MIN_SIZE, max=MAX_SIZE),
         "pie": Param(bool, False, "pie rule: player 1's first decision may be 'swap' (action N*N)"),

@@ -17,6 +17,7 @@ MAX_PILE = 100_000
 class NimGame(Game):
     name: ClassVar[str] = "nim"
     description: ClassVar[str] = "single-pile Nim: take 1..k counters, whoever takes the last one wins"
+    length_rule: ClassVar[str] = "at most n moves: each takes at least one counter"
     params: ClassVar[dict[str, Param]] = {
         "n": Param(int, None, "starting pile (default: drawn uniformly from 20..50 by seed)", min=1, max=MAX_PILE),
         "k": Param(int, 3, "most counters one move may take", min=1, max=1000),

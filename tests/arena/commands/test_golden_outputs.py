@@ -138,7 +138,7 @@ def test_a_seeded_league_replay_and_experiment_match_the_golden_output(tmp_path:
     want = json.loads(GOLDEN.read_text())
     want.pop("produced_by", None)
     got = json.loads(json.dumps(got))  # the same JSON round trip as the file (tuples become lists)
-    assert got["games"] == want["games"]
+    assert_extends(got["games"], want["games"], "games")  # issue 31 added limits.max_moves and max_game_seconds
     assert_extends(got["leaderboard"], want["leaderboard"])  # issue 17 added the batch Elo columns
     assert got["replays"] == want["replays"]
     assert got["verify"] == want["verify"]
