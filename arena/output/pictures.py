@@ -42,18 +42,29 @@ def rating_history(points: Sequence[tuple[float, float]], *, width: int = 480, h
             f'<text x="8" y="12" font-size="10">{hi:.1f}</text></svg>')
 
 
-def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 22) -> str:
-    """Rows beat columns: red (loses) to green (wins) by the row's score rate; grey when they have not met."""
+LABEL = 24
+"""Characters of a bot's name shown in the matrix (the rest is in the cell's tooltip and the tables)."""
+CHAR = 7
+"""Pixels a character of a label may take (monospace at 11 px is 0.6 em, 6.6 px): the room the labels get."""
+
+
+def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 26) -> str:
+    """Rows beat columns: red (loses) to green (wins) by the row's score rate, written in the cell (percent);
+    grey when they have not met. The picture is as large as its labels: row labels end left of the cells, column
+    labels lean up and right at 60 degrees over them (the last one's end is right of the last column)."""
     index = {n: i for i, n in enumerate(names)}
-    pad = 8 + 7 * min(max((len(n) for n in names), default=1), 24)
-    size = pad + cell * len(names)
-    parts = [f'<svg class="pic h2h" width="{size}" height="{size}" viewBox="0 0 {size} {size}" role="img" '
+    label = CHAR * min(max((len(n) for n in names), default=1), LABEL)
+    pad = 12 + label  # row labels' room on the left; column labels' height (sin 60 of their length) on top
+    width, height = pad + cell * len(names) + label // 2 + 12, pad + cell * len(names) + 4
+    font = 'font-size="11" font-family="monospace"'
+    parts = [f'<svg class="pic h2h" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
              'aria-label="head-to-head score rates">']
     for n, i in index.items():
-        parts.append(f'<text x="{pad - 4}" y="{pad + cell * i + cell * 0.7:.0f}" font-size="11" '
-                     f'text-anchor="end">{_t(n[:24])}</text>')
-        parts.append(f'<text x="{pad + cell * i + cell * 0.7:.0f}" y="{pad - 4}" font-size="11" '
-                     f'transform="rotate(-60 {pad + cell * i + cell * 0.7:.0f} {pad - 4})">{_t(n[:24])}</text>')
+        parts.append(f'<text x="{pad - 4}" y="{pad + cell * i + cell * 0.65:.0f}" {font} '
+                     f'text-anchor="end">{_t(n[:LABEL])}</text>')
+        x = pad + cell * i + cell * 0.6
+        parts.append(f'<text x="{x:.0f}" y="{pad - 4}" {font} '
+                     f'transform="rotate(-60 {x:.0f} {pad - 4})">{_t(n[:LABEL])}</text>')
     for c in cells:
         if c.bot not in index or c.opponent not in index:
             continue
@@ -64,6 +75,10 @@ def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 22
                  f"{_t(c.bot)} vs {_t(c.opponent)}: {c.wins}-{c.draws}-{c.losses} ({rate:.0%})")
         parts.append(f'<rect x="{pad + cell * k}" y="{pad + cell * r}" width="{cell - 1}" height="{cell - 1}" '
                      f'fill="{fill}"><title>{title}</title></rect>')
+        if rate is not None:
+            parts.append(f'<text class="score" x="{pad + cell * k + (cell - 1) / 2:.1f}" '
+                         f'y="{pad + cell * r + cell * 0.65:.1f}" font-size="10" text-anchor="middle">'
+                         f'{100 * rate:.0f}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -126,5 +141,6 @@ def matrix_figure(rows: Sequence[Standing], cells: Sequence[H2HCell], top: int =
     names = [r.bot for r in rows][:top]
     if not names:
         return Markup("")
-    return Markup("<h2>Head to head</h2><p>Each row's score rate against each column (green: wins).</p>"
+    return Markup("<h2>Head to head</h2><p>Each row's score rate against each column, in percent (a draw counts "
+                  "half; green: wins).</p>"
                   f"{h2h_matrix(names, cells)}")

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.arena.output.test_report import browser
-from tests.server.support import PLAIN, Server, accounts, make_league, wait_idle
+from tests.server.support import PLAIN, RAISER, Client, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
 
@@ -112,6 +112,65 @@ def test_the_me_page_follows_the_verdict_without_a_reload_by_hand(tmp_path):
             b.get(server.base + "/me")
         errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
         assert not errors, errors
+    finally:
+        b.quit()
+        server.stop()
+
+
+def test_every_page_works_at_phone_width(tmp_path):
+    """At 375 px wide (a phone) no page scrolls sideways as a whole: a wide table scrolls in its own box, pictures
+    and tracebacks fit; the pages an organiser and a student read, with long names and a refusal's traceback."""
+    make_league(tmp_path)
+    tokens = accounts(tmp_path, "a_student_with_a_rather_long_name", "bob")
+    tokens.update(accounts(tmp_path, "prof", organiser=True))
+    server = Server(tmp_path).start()
+    c = Client(server.base)
+    code, doc = c.submit_api(tokens["a_student_with_a_rather_long_name"], "a_long_file_name_for_a_bot.py",
+                             PLAIN.encode())
+    assert code == 202
+    c.wait(tokens["a_student_with_a_rather_long_name"], doc["id"], {"accepted"})
+    code, bad = c.submit_api(tokens["bob"], "bob.py", RAISER.encode())
+    c.wait(tokens["bob"], bad["id"], {"refused"})
+    wait_idle(tmp_path)
+    b = browser(tmp_path)
+    from selenium.webdriver.common.by import By
+    try:
+        b.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                          {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+        problems = {}
+        for who in ("prof", "bob"):
+            b.delete_all_cookies()
+            b.get(server.base + "/login")
+            b.find_element(By.ID, "name").send_keys(who)
+            b.find_element(By.ID, "token").send_keys(tokens[who])
+            b.find_element(By.ID, "login").click()
+            deadline = time.monotonic() + 30
+            while "/me" not in b.current_url:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+            paths = ["/", "/me", "/submit", "/guide"] + (["/admin", "/admin/submissions/1"] if who == "prof" else [])
+            if who == "prof":
+                b.get(server.base + "/")
+                paths.append(b.find_element(By.CSS_SELECTOR, "#leaderboard a").get_attribute("pathname"))
+            for path in paths:
+                b.get(server.base + path)
+                found = b.execute_script("""
+                    const out = [], W = window.innerWidth;
+                    if (document.documentElement.scrollWidth > W + 1)
+                      out.push('page ' + document.documentElement.scrollWidth + ' > ' + W);
+                    const boxed = el => {  // inside a box that scrolls sideways (and itself fits)
+                      for (let p = el.parentElement; p; p = p.parentElement)
+                        if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return true;
+                      return false;
+                    };
+                    for (const el of document.querySelectorAll('table, pre, svg.pic')) {
+                      const r = el.getBoundingClientRect();
+                      if (r.right > W + 1 && !boxed(el)) out.push(el.tagName + '#' + el.id + ' ends at ' + r.right);
+                    }
+                    return out;""")
+                if found:
+                    problems[f"{who} {path}"] = found
+        assert not problems, problems
     finally:
         b.quit()
         server.stop()

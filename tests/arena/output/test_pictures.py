@@ -29,3 +29,40 @@ def test_first_moves_are_drawn_against_the_first_move_limit_apart_from_the_other
     # over their own limits they are red: a 31 s start-up, a 2.5 s later move
     first, later = charts(pictures.bot_figures([], moves + [(31.0, True), (2.5, False)], 2.0, 30.0))
     assert first.count(RED) == 1 and later.count(RED) == 1
+
+
+NAMES = ["M" * 30, "random", "W" * 24, "greedy", "<b>x</b>"]
+
+
+def test_the_head_to_head_matrix_shows_its_numbers_and_labels_unclipped_in_a_browser(tmp_path):
+    """Every label (long and wide names included) and every cell's score lies inside the picture, drawn in a real
+    browser; each cell that met shows its score rate as a number."""
+    from arena.output.views import H2HCell
+    from tests.arena.output.test_report import browser
+    cells = [H2HCell(a, i, b, k, wins=i + 1, draws=1, losses=k + 1)
+             for i, a in enumerate(NAMES) for k, b in enumerate(NAMES) if i != k and (i, k) != (1, 3)]
+    svg = pictures.h2h_matrix(NAMES, cells)
+    page = tmp_path / "m.html"
+    page.write_text(f'<!DOCTYPE html><html><body style="margin:40px">{svg}</body></html>')
+    b = browser(tmp_path)
+    try:
+        b.get(page.as_uri())
+        report = b.execute_script("""
+            const svg = document.querySelector('svg.h2h'), s = svg.getBoundingClientRect(), out = [];
+            for (const t of svg.querySelectorAll('text')) {
+              const r = t.getBoundingClientRect();
+              if (r.left < s.left - 0.5 || r.right > s.right + 0.5 || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5)
+                out.push(['outside', t.textContent, r.left - s.left, s.right - r.right, r.top - s.top, s.bottom - r.bottom]);
+            }
+            const numbers = [...svg.querySelectorAll('text.score')];
+            for (const t of numbers) {
+              const cell = t.previousElementSibling.getBoundingClientRect(), r = t.getBoundingClientRect();
+              if (r.left < cell.left || r.right > cell.right || r.top < cell.top || r.bottom > cell.bottom)
+                out.push(['outside its cell', t.textContent]);
+            }
+            return {problems: out, numbers: numbers.map(t => t.textContent)};""")
+    finally:
+        b.quit()
+    assert not report["problems"], report["problems"]
+    met = [c for c in cells if c.games]
+    assert sorted(report["numbers"]) == sorted(f"{100 * c.win_rate:.0f}" for c in met)
