@@ -5,6 +5,7 @@ import http.cookiejar
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -146,6 +147,11 @@ class Server:
 
     def start(self, limit: float = 60) -> Server:
         self.log = open(self.work / f"serve-{time.time():.3f}.log", "w")
+        files = self.open_files
+
+        def limited() -> None:
+            if files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         self.proc = subprocess.Popen([ARENA, "serve", "--league", "l.toml", "--port", str(self.port), *self.extra],
                                      cwd=self.work, stdout=self.log, stderr=subprocess.STDOUT, text=True,
                                      start_new_session=True, preexec_fn=limited if files is not None else None,
