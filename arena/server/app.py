@@ -322,6 +322,36 @@ def results(games: list[Any], ids: set[int]) -> list[Result]:
     return out
 
 
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of a submission as the organiser's source view lists it."""
+
+    path: str
+    size: int
+    text: str | None
+    """Its text; None for a binary file (NUL bytes, or not UTF-8), which is listed but never printed."""
+    main: bool
+    """The file the author wrote the bot in: the entry file, or a COMP424 checkout's agent file."""
+
+
+def source_files(snap: Any) -> list[SourceFile]:
+    """A submission's files, the main one first, then the other text files, then the binary ones (by path)."""
+    from arena.adapters.comp424_names import ENTRY as COMP424_ENTRY  # (a small module of names only)
+    main = snap.entry
+    if main == COMP424_ENTRY:  # arena's own entry: the student's agent is the file to read
+        py = sorted(p for p in snap.files if p.endswith(".py") and p != COMP424_ENTRY)
+        main = next((p for p in ("agents/student_agent.py", "student_agent.py") if p in snap.files),
+                    next((p for p in py if b"register_agent(" in snap.files[p]), main))
+    out = []
+    for path, data in snap.files.items():
+        try:
+            text: str | None = data.decode("utf-8") if b"\0" not in data else None
+        except UnicodeDecodeError:
+            text = None
+        out.append(SourceFile(path, len(data), text, path == main))
+    return sorted(out, key=lambda f: (not f.main, f.text is None, f.path))
+
+
 def revoked_line(account: acc.Account) -> str:
     """What the holder of a revoked account's token is told."""
     return (f"The account {shown(account.name)} was revoked by the league's organisers at "
@@ -600,8 +630,7 @@ def create_app(site: Site) -> ASGIApp:
         sub = acc.submission(store, sid) if sid is not None else None
         if sub is None or sub.league_id != site.league_id(store):
             return not_found(v, site)
-        snap = acc.submission_snapshot(store, sub.id)
-        files = [(path, data.decode("utf-8", errors="replace")) for path, data in snap.files.items()]
+        files = source_files(acc.submission_snapshot(store, sub.id))
         owner = acc.account(store, sub.account_id)
         return page("admin_submission.html", v, site, sub=sub, files=files, owner=owner.name if owner else "?")
 
@@ -616,6 +645,11 @@ def create_app(site: Site) -> ASGIApp:
                 a = acc.account_named(store, lg.id, target)
                 if a is None:
                     return not_found(v, site)
+                if a.id == v.account.id:  # (an organiser locking themself out: done with `arena accounts revoke`)
+                    return page("message.html", v, site, 400, title="Not revoked",
+                                message="You cannot revoke your own account here.")
+                if fields.get("confirm") != "yes":  # a step of its own: one click on the list revokes nobody
+                    return page("admin_confirm.html", v, site, target=a.name)
                 acc.revoke(store, a.id)
             elif what == "release":
                 bot = store.current_bot(lg.id, target)

@@ -51,7 +51,7 @@ def test_an_upload_being_validated_when_its_account_is_revoked_never_enters(site
     assert code == 202, doc
     c.wait(tokens["erin"], doc["id"], {"validating"})
     prof = organiser(site)
-    assert prof.form("/admin/revoke", {"csrf": prof.csrf(), "target": "erin"})[0] == 303
+    assert prof.form("/admin/revoke", {"csrf": prof.csrf(), "target": "erin", "confirm": "yes"})[0] == 303
     code, after = c.submit_api(tokens["fay"], "fay.py", PLAIN.encode())  # validated after erin's
     assert code == 202
     c.wait(tokens["fay"], after["id"], {"accepted", "refused"})
@@ -68,7 +68,7 @@ def test_a_revoke_withdraws_the_accounts_bot_from_the_ladder(site):
     code, doc = c.submit_api(tokens["dan"], "dan.py", PLAIN.encode())
     assert c.wait(tokens["dan"], doc["id"], {"accepted", "refused"})["status"] == "accepted"
     prof = organiser(site)
-    assert prof.form("/admin/revoke", {"csrf": prof.csrf(), "target": "dan"})[0] == 303
+    assert prof.form("/admin/revoke", {"csrf": prof.csrf(), "target": "dan", "confirm": "yes"})[0] == 303
     with stored(site) as store:
         bot = store.current_bot(store.find_league(None).id, "dan")
         assert bot is not None and bot.status == "retired" and "revoked" in bot.status_reason, bot

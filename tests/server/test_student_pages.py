@@ -232,3 +232,52 @@ def test_my_games_read_won_lost_or_draw(site):
     cells = re.findall(r'<td class="(won|lost|draw)">(\w+)', table)
     assert len(cells) >= 4 and all(a == b for a, b in cells), table
     assert not re.search(r"-?\d\.\d+ : -?\d\.\d+", table) and "normal" not in table, table
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    return buf.getvalue()
+
+
+def test_the_organisers_source_view_lists_the_files_first_the_main_one_first_and_prints_no_binary(site):
+    tokens = accounts(site["work"], "zed")
+    binary = bytes(range(256)) * 4
+    data = zipped({"zed/aaa_helper.py": b"HELPER = 1\n", "zed/bot.py": ("from aaa_helper import HELPER\n" +
+                                                                       PLAIN).encode(),
+                   "zed/model.bin": binary, "zed/notes.txt": b"my notes\n"})
+    code, doc = Client(site["server"].base).submit_api(tokens["zed"], "zed.zip", data)
+    assert code == 202, doc
+    prof = logged_in(site, "prof")
+    code, _, html = prof.get(f"/admin/submissions/{doc['id']}")
+    assert code == 200
+    listing = html.index('id="files"')
+    assert listing < html.index("<pre>")  # the list of files before any file's text
+    rows = re.findall(r"<tr><td>(?:<a [^>]*>)?([^<]+)(?:</a>)?</td><td>(\d+)</td><td>([^<]*)</td></tr>",
+                      html[listing:])
+    assert [r[0] for r in rows] == ["bot.py", "aaa_helper.py", "notes.txt", "model.bin"], rows
+    assert rows[0][2] == "the bot's main file" and rows[3] == ("model.bin", "1024", "binary: not shown")
+    texts = re.findall(r'<h3 id="file-\d+">([^<]+)</h3><pre>', html)
+    assert texts == ["bot.py (the main file)", "aaa_helper.py", "notes.txt"], texts
+    assert "\ufffd" not in html and "&#65533;" not in html
+
+
+def test_revoke_asks_first_and_is_not_offered_on_ones_own_account(site):
+    tokens = accounts(site["work"], "yan")
+    prof = logged_in(site, "prof")
+    admin = prof.get("/admin")[2]
+    assert 'name="target" value="yan"><button' in admin
+    assert 'name="target" value="prof"><button' not in admin  # no Revoke on one's own row
+    csrf = prof.csrf()
+    code, _, html = prof.form("/admin/revoke", {"csrf": csrf, "target": "yan"})
+    assert code == 200 and "Revoke the account yan?" in text_of(html) and 'name="confirm" value="yes"' in html
+    assert Client(site["server"].base).submit_api(tokens["yan"], "yan.py", b"x = 1\n")[0] != 401  # not yet
+    assert prof.form("/admin/revoke", {"csrf": csrf, "target": "yan", "confirm": "yes"})[0] == 303
+    assert Client(site["server"].base).submit_api(tokens["yan"], "yan.py", b"x = 2\n")[0] == 401
+    code, _, html = prof.form("/admin/revoke", {"csrf": csrf, "target": "prof", "confirm": "yes"})
+    assert code == 400 and "own account" in html
+    assert prof.get("/admin")[0] == 200  # still logged in

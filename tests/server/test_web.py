@@ -136,7 +136,7 @@ def test_the_organiser_sees_everything_and_its_actions_are_stored(site):
     csrf = prof.csrf()
     assert prof.form("/admin/revoke", {"target": "erin"})[0] == 403  # without the CSRF token: nothing done
     assert Client(base).status(extra["erin"], 10**6)[0] == 404
-    assert prof.form("/admin/revoke", {"target": "erin", "csrf": csrf})[0] == 303
+    assert prof.form("/admin/revoke", {"target": "erin", "csrf": csrf, "confirm": "yes"})[0] == 303
     assert Client(base).status(extra["erin"], 10**6)[0] == 401
     text = prof.get("/admin")[2]
     assert re.search(r"<td>prof</td><td>revoke</td><td>erin</td>", text)
