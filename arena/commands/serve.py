@@ -39,9 +39,8 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     """Serve the league's site (login, submit, my bot, leaderboard, API) and run the league continuously: each
     accepted submission is validated from every seat, then plays its games against the field."""
     # start-up: the web stack and the league schema only when serving
-    import uvicorn
-
     from arena.league.config import load_config
+    from arena.server import connections, logs
     from arena.server.app import Site, create_app
     from arena.server.ladder import run_ladder
 
@@ -49,9 +48,15 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
     listener = _listen(host, port)
     site = Site(db=path, config=cfg, secure=behind_https)
-    server = uvicorn.Server(uvicorn.Config(create_app(site), log_level="warning", access_log=False, lifespan="off",
-                                           proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1",
-                                           timeout_graceful_shutdown=int(STOP_WAIT)))
+    # the league's workers and the validator's, then what is left of the open files for the web side
+    share = connections.budget(connections.raise_open_files(), (concurrency or cfg.concurrency or 1) + 1)
+    server = connections.GuardedServer(connections.config(
+        create_app(site), share.connections, log_level="warning", access_log=False, lifespan="off",
+        proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1", timeout_graceful_shutdown=int(STOP_WAIT)))
+    logs.limit()
+    if share.connections == connections.MIN_CONNECTIONS:
+        click.echo(f"arena serve: only {share.open_files} open files allowed (ulimit -n): the site takes "
+                   f"{share.connections} connections at once; raise the limit for more", err=True)
     web = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="arena-web", daemon=True)
 
     def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:

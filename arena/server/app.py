@@ -37,7 +37,7 @@ from arena.output import pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
-from arena.server import auth, similarity
+from arena.server import auth, connections, similarity
 from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
@@ -713,5 +713,5 @@ def create_app(site: Site) -> ASGIApp:
         Route("/static/replay.js", viewer_script),
         Route("/static/status.js", status_script),
     ]
-    return SecurityHeaders(Starlette(routes=routes))
+    return SecurityHeaders(Starlette(routes=routes, exception_handlers=connections.exception_handlers()))
 

@@ -17,6 +17,7 @@ Two loops share the store (each with its own connection; SQLite's WAL lets the w
 """
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import traceback
@@ -30,6 +31,7 @@ from arena.league.runner import RunSummary
 from arena.league.task import Task, TaskFailure
 from arena.league.workers import LocalBackend
 from arena.sandbox.bot_files import worker_files
+from arena.server.connections import out_of_files
 from arena.server.decisions import withdrawn_line
 from arena.submissions.snapshot import files_digest
 from arena.text import shown
@@ -38,7 +40,9 @@ from leaderboards import lock
 from leaderboards.store import Store
 
 RETRY = 5.0
-"""Seconds before games that could not be played (a referee error, an overloaded machine) are tried again."""
+"""Seconds before games that could not be played (a referee error, an overloaded machine, no open file free to
+start a worker) are tried again."""
+log = logging.getLogger("arena.serve")  # (rate-limited by arena.server.logs)
 
 
 class Validator(threading.Thread):
@@ -76,7 +80,16 @@ class Validator(threading.Thread):
                         self.wake.wait(1.0)
                         self.wake.clear()
                         continue
-                    self.handle(store, sub)
+                    while not self.stopping.is_set():
+                        try:
+                            self.handle(store, sub)
+                            break
+                        except OSError as exc:  # out of open files: the same submission, a little later
+                            if not out_of_files(exc):
+                                raise
+                            log.warning("arena serve: out of open files (%s); validation waits %g s and tries "
+                                        "again", exc, RETRY)
+                            self.stopping.wait(RETRY)
         except Exception:  # noqa: BLE001 - shown on the server's log; the submissions stay queued for a restart
             if not self.stopping.is_set():
                 self.error = traceback.format_exc()
@@ -138,7 +151,15 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
-                league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
+                try:
+                    league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
+                except OSError as exc:  # out of open files (starting a worker): this pass again, a little later
+                    if not out_of_files(exc):
+                        raise
+                    log.warning("arena serve: out of open files (%s); the league waits %g s and goes on", exc,
+                                RETRY)
+                    entered.wait(RETRY)
+                    continue
                 if summary.interrupted:
                     break
                 unplayed = summary.errors + summary.overloaded
