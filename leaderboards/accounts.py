@@ -147,6 +147,14 @@ def revoked_by_token(store: Store, league_id: int, token: str) -> Account | None
 
 REVOKED = "account revoked"
 """The reason a revoked account's waiting submissions and bots carry."""
+WITHDRAWN = "withdrawn by "
+"""How the reason of a version an organiser withdrew begins (``withdrawn by NAME``)."""
+
+
+def taken_out(status: str, reason: str | None) -> bool:
+    """Whether a bot was taken out of its league by an organiser (its version withdrawn, or its account revoked):
+    such a bot is ranked nowhere, neither on `arena serve`'s leaderboard nor on the dashboard (its games stay)."""
+    return status == "retired" and bool(reason) and (reason == REVOKED or str(reason).startswith(WITHDRAWN))
 
 
 def revoke(store: Store, account_id: int) -> None:

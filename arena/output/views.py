@@ -18,6 +18,7 @@ from typing import Any
 
 from arena.results.moves import failure_move, failure_where
 from arena.results.outcome import COUNTERS
+from leaderboards.accounts import taken_out
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
 
@@ -121,9 +122,11 @@ def standings(store: Store, league_id: int, *, scope: str = ALL, include_retired
 
     Which bots are listed: every entered bot (retired ones too with ``include_retired``). ``dashboard``: the
     dashboard's choice instead, every bot rated in ``scope`` (a retired one too: its games still count) and the
-    unrated entered bots that play ``scope``.
+    unrated entered bots that play ``scope``, except bots an organiser took out (withdrawn, or their account
+    revoked: :func:`leaderboards.accounts.taken_out`), which no ranking shows.
     """
-    bots = {b.id: b for b in store.bots(league_id, include_retired=include_retired or dashboard, source=False)}
+    bots = {b.id: b for b in store.bots(league_id, include_retired=include_retired or dashboard, source=False)
+            if not (dashboard and taken_out(b.status, b.status_reason))}  # (the web shows no retired bot at all)
     stored = store.ratings(league_id, scope)
     if dashboard:
         ratings = {b: r for b, r in stored.items() if b in bots}

@@ -281,3 +281,34 @@ def test_revoke_asks_first_and_is_not_offered_on_ones_own_account(site):
     code, _, html = prof.form("/admin/revoke", {"csrf": csrf, "target": "prof", "confirm": "yes"})
     assert code == 400 and "own account" in html
     assert prof.get("/admin")[0] == 200  # still logged in
+
+
+def test_the_web_and_the_dashboard_leave_out_the_same_withdrawn_and_revoked_bots(site):
+    """One rule on both: a bot an organiser took out (its version withdrawn, or its account revoked) is ranked
+    nowhere: not on the web leaderboard, not on the dashboard (arena/tui); its games stay."""
+    from arena.tui.data import StoreReader
+    tokens = accounts(site["work"], "wendy", "rex")
+    c = Client(site["server"].base)
+    sent = {}
+    for who in ("wendy", "rex"):
+        code, doc = c.submit_api(tokens[who], f"{who}.py", (PLAIN + f"# {who}\n").encode())
+        sent[who] = doc["id"]
+        assert c.wait(tokens[who], doc["id"], {"accepted", "refused"})["status"] == "accepted"
+    wait_idle(site["work"])
+    reader = StoreReader(site["work"] / "srv.sqlite")
+    try:
+        ranked = [r.label for r in reader.poll(None, "*").leaderboard]
+        assert "wendy" in ranked and "rex" in ranked, ranked
+        prof = logged_in(site, "prof")
+        csrf = prof.csrf()
+        assert prof.form("/admin/withdraw", {"csrf": csrf, "target": str(sent["wendy"])})[0] == 303
+        assert prof.form("/admin/revoke", {"csrf": csrf, "target": "rex", "confirm": "yes"})[0] == 303
+        board = prof.get("/")[2]
+        web = re.findall(r'<a href="/bots/\d+">([^<]+)</a>', board)
+        dashboard = [r.label for r in reader.poll(None, "*", force=True).leaderboard]
+        for gone in ("wendy", "rex"):
+            assert not [n for n in web if n.startswith(gone)], web
+            assert not [n for n in dashboard if n.startswith(gone)], dashboard
+        assert "alice" in " ".join(dashboard) or "random" in dashboard
+    finally:
+        reader.close()
