@@ -53,13 +53,20 @@ def _holder_text(fd: int) -> str:
         text = os.pread(fd, 512, 0).decode("utf-8", "replace")
     except OSError:
         text = ""
-    fields = dict(part.split("=", 1) for part in text.split() if "=" in part)
+    first, _, rest = text.partition("\n")
+    fields = dict(part.split("=", 1) for part in first.split() if "=" in part)
     if "pid" not in fields:
         return "another process"
     started = fields.get("started", "")
     since = time.strftime(" since %Y-%m-%d %H:%M:%S", time.localtime(float(started))) if \
         started.replace(".", "", 1).isdigit() else ""
-    return f"pid {fields['pid']} on host {fields.get('host', '?')}{since}"
+    what = rest.partition("\n")[0]
+    what = what[len(HELD_BY):].strip() if what.startswith(HELD_BY) else ""
+    return f"{what + ': ' if what else ''}pid {fields['pid']} on host {fields.get('host', '?')}{since}"
+
+
+HELD_BY = "held by "
+"""The lock file's second line: what holds the lock, in words (``arena serve``), named in the refusal."""
 
 
 class RunnerLock:
@@ -81,8 +88,9 @@ class RunnerLock:
         self.release()
 
 
-def acquire(db: str | os.PathLike[str]) -> RunnerLock:
-    """Takes the runner lock of the store ``db`` without waiting (creating its folder and lock file if needed).
+def acquire(db: str | os.PathLike[str], holder: str = "") -> RunnerLock:
+    """Takes the runner lock of the store ``db`` without waiting (creating its folder and lock file if needed);
+    ``holder`` says what holds it (``arena serve``), for the refusal another runner gets.
 
     Raises:
         StoreBusy: another runner holds it (the message names its pid, host and start time).
@@ -109,7 +117,8 @@ def acquire(db: str | os.PathLike[str]) -> RunnerLock:
                         "stop it, then run the same command again (it resumes)") from None
     try:
         text = (f"pid={os.getpid()} host={socket.gethostname()} started={time.time():.0f} "
-                f"command={os.path.basename(sys.argv[0]) or 'python'}\n").encode()
+                f"command={os.path.basename(sys.argv[0]) or 'python'}\n"
+                + (f"{HELD_BY}{' '.join(holder.split())[:200]}\n" if holder else "")).encode()
         os.ftruncate(fd, 0)
         os.pwrite(fd, text, 0)
     except OSError as exc:  # a full disk: the lock is held, but say so rather than run without the text

@@ -139,7 +139,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
     validator: Validator | None = None
     entered = threading.Event()
     try:
-        with league_runner._stop_on_signals(), lock.acquire(db), Store.open(db, create=True) as store, \
+        with league_runner._stop_on_signals(), lock.acquire(db, "arena serve"), Store.open(db, create=True) as store, \
                 worker_files():
             snapshots = league_runner.take_snapshots(config)
             league = store.ensure_league(config.name, config.to_dict())

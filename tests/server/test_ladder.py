@@ -119,6 +119,7 @@ def test_league_run_is_refused_while_serve_holds_the_store(tmp_path):
         p = subprocess.run([ARENA, "league", "run", "l.toml"], cwd=tmp_path, capture_output=True, text=True,
                            timeout=60)
         assert p.returncode != 0 and "runner" in p.stderr
+        assert "(arena serve: pid " in p.stderr, p.stderr  # the holder named: what to stop
         second = Server(tmp_path)
         p = subprocess.run([ARENA, "serve", "--league", "l.toml", "--port", str(second.port)], cwd=tmp_path,
                            capture_output=True, text=True, timeout=60)
