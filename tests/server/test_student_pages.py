@@ -312,3 +312,33 @@ def test_the_web_and_the_dashboard_leave_out_the_same_withdrawn_and_revoked_bots
         assert "alice" in " ".join(dashboard) or "random" in dashboard
     finally:
         reader.close()
+
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def test_the_servers_docs_example_league_works_and_its_key_count_is_right(tmp_path):
+    """docs/server.md's league file loads (every reference bot plays every game), makes accounts and starts; the
+    number of server keys it announces is the number its table lists."""
+    import textwrap
+
+    from arena.league.config import load_config
+    doc = (ROOT / "docs" / "server.md").read_text()
+    block = re.search(r"\n( *)```toml\n(.*?)\n *```", doc, re.S)
+    assert block, "docs/server.md shows a league file"
+    league = textwrap.dedent(block.group(2))
+    (tmp_path / "l.toml").write_text(league)
+    config = load_config(str(tmp_path / "l.toml"))
+    assert config.upload_format in ("arena", "comp424") and config.deadline is not None
+    said = re.search(r"(\w+) keys are for the server:\n\n((?: *\|.*\n)+)", doc)
+    assert said, "docs/server.md names the server's keys"
+    rows = [r for r in said.group(2).splitlines() if r.strip().startswith("| `")]
+    assert NUMBERS[said.group(1).lower()] == len(rows), (said.group(1), rows)
+    tokens = accounts(tmp_path, "alice")
+    server = Server(tmp_path).start()
+    try:
+        c = Client(server.base)
+        assert c.login("alice", tokens["alice"]) == 303
+        assert "colosseum(size=8)" in text_of(c.get("/submit")[2])
+    finally:
+        assert server.stop() == 143

@@ -48,3 +48,12 @@ def test_the_test_extra_brings_what_installing_the_outside_game_needs():
     names = {re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower() for req in extra}
     assert {"setuptools", "wheel"} <= names
     assert "--no-build-isolation" in (ROOT / "tests" / "games" / "test_outside_game.py").read_text()
+
+
+def test_the_readme_leads_to_the_course_server():
+    """A reader of the README finds `arena serve` and `arena accounts`, and docs/server.md."""
+    text = (ROOT / "README.md").read_text()
+    commands = re.search(r"## Commands\n```bash\n(.*?)```", text, re.S)
+    assert commands, "the README has a Commands block"
+    assert "\narena serve --league" in commands.group(1) and "\narena accounts " in commands.group(1)
+    assert "(docs/server.md)" in text
