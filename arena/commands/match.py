@@ -91,6 +91,18 @@ def start_failure(rec: GameRecord, names: Sequence[str]) -> str | None:
     return None
 
 
+def first_failures(records: list[tuple[list[int], GameRecord]], labels: list[str]) -> dict[str, str]:
+    """Per bot that failed: its first failure in one line, what and where (``crash in game 1: KeyError: 'x' (at
+    mybot.py, line 12, in helper)``), for the table's reader (``--json`` has every failure's whole detail)."""
+    out: dict[str, str] = {}
+    for n, (seats, rec) in enumerate(records, 1):
+        for f in rec.failures:
+            label = labels[seats[f.seat]] if 0 <= f.seat < len(seats) else None
+            if label is not None and label not in out:
+                out[label] = f"{f.reason} in game {n}" + (f": {headline(f.detail)[:300]}" if f.detail else "")
+    return out
+
+
 def first_bot_points(seats: list[int], rec: GameRecord) -> float:
     """Bot 0's points in a two-player game: 1 for a win, 1/2 for a draw, 0 for a loss."""
     winner = rec.winner() if rec.returns else None
@@ -101,7 +113,8 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x * 1000:.1f}"
 
 
-def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, layers: list[str]) -> None:
+def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, layers: list[str],
+                failures: dict[str, str] | None = None) -> None:
     table = Table(title=f"{markup(game)}: {n_games} games", title_justify="left")
     rows = []
     for label, t in tot.items():
@@ -120,6 +133,8 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
     for r in rows:  # a Text: a bot's file name is shown escaped, never parsed as markup
         table.add_row(text(r[0]), *r[1:])
     console.print(table)
+    for label, line in (failures or {}).items():  # (Text: names and exception texts are never markup)
+        console.print(text(f"{label}: first {line}"), soft_wrap=True)
     console.print(f"sandbox layers: {', '.join(layers) if layers else 'NONE (debug mode: trusted code only)'}")
 
 
@@ -235,7 +250,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
                                **({} if verdict is None else
                                   {"sprt": {**verdict.to_dict(), "verdict": verdict.verdict(labels[0], labels[1])}})}))
         return
-    print_table(out_console(), str(g), tot, len(records), layers)
+    print_table(out_console(), str(g), tot, len(records), layers, first_failures(records, labels))
     if verdict is not None:
         click.echo(f"SPRT [{verdict.elo0:g}, {verdict.elo1:g}] ({verdict.model}, {verdict.stats}, "
                    f"alpha {verdict.alpha:g}, beta {verdict.beta:g}) after {len(records)} games: "
