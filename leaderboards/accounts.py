@@ -170,6 +170,12 @@ def revoke(store: Store, account_id: int) -> None:
                            "WHERE id=?)", (REVOKED, account_id))
 
 
+def revoked_count(store: Store, league_id: int) -> int:
+    """How many of the league's accounts are revoked (a watcher's cheap test for a revoke made elsewhere)."""
+    return int(store.conn.execute("SELECT count(*) FROM accounts WHERE league_id=? AND revoked IS NOT NULL",
+                                  (league_id,)).fetchone()[0])
+
+
 # -- sessions -------------------------------------------------------------------------------------------
 def new_session(store: Store, account_id: int, ttl: float) -> tuple[str, str]:
     """A login session: returns (the cookie's key, the session's CSRF token)."""

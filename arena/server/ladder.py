@@ -56,6 +56,8 @@ class Validator(threading.Thread):
         self.stopping = threading.Event()
         self.backend: LocalBackend | None = None
         self.error: str | None = None
+        self.revoked: int | None = None
+        """Revoked accounts of the league at the last look (:meth:`revoked_meanwhile`)."""
 
     def play(self, task: Task) -> Any:
         if self.backend is None:
@@ -75,6 +77,8 @@ class Validator(threading.Thread):
             turns: dict[int, int] = {}  # accounts take turns (acc.claim_next)
             with self.base.another() as store:  # (never a second Store.open in this process: Store.another)
                 while not self.stopping.is_set():
+                    if self.revoked_meanwhile(store):  # (`arena accounts revoke`, another process: its bot
+                        self.entered.set()  # was retired there, and the pass in flight must stop playing it)
                     sub = acc.claim_next(store, self.league_id, turns)
                     if sub is None:
                         self.wake.wait(1.0)
@@ -121,6 +125,13 @@ class Validator(threading.Thread):
                                       reactivate=True)
             acc.finish(store, sub.id, "accepted", bot_id=bot.id)
         self.entered.set()
+
+    def revoked_meanwhile(self, store: Store) -> bool:
+        """Whether an account of the league was revoked since the last look (the first look: False)."""
+        count = acc.revoked_count(store, self.league_id)
+        changed = self.revoked is not None and count != self.revoked
+        self.revoked = count
+        return changed
 
     def stop(self) -> None:
         self.stopping.set()
