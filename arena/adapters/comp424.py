@@ -145,6 +145,7 @@ def _find_agent(root: str, agent: str) -> type:
     store = importlib.import_module("store")
     registry = store.AGENT_REGISTRY
     problems: list[str] = []
+    unparsed: SyntaxError | None = None  # the agent's module is not Python: said as such, with where
     folder = os.path.join(root, "agents") if os.path.isdir(os.path.join(root, "agents")) else root
     candidates = [agent] + ["__package__"] + sorted(
         n[:-3] for n in os.listdir(folder) if n.endswith(".py") and n not in ("__init__.py", ENTRY))
@@ -161,10 +162,14 @@ def _find_agent(root: str, agent: str) -> type:
             importlib.import_module(target)
         except Exception as exc:  # noqa: BLE001 - the next candidate may still register it; reported below
             problems.append(f"{target}: {type(exc).__name__}: {exc}")
+            if isinstance(exc, SyntaxError) and target == f"agents.{agent}":  # its own module (or one it imports)
+                unparsed = exc
             if target == "agents":  # a broken __init__: reach the modules without it
                 package = types.ModuleType("agents")
                 package.__path__ = [folder]
                 sys.modules["agents"] = package
+    if agent not in registry and unparsed is not None:
+        raise unparsed.with_traceback(None)  # its file and line, as any bot's syntax error is reported
     if agent not in registry:
         known = ", ".join(sorted(registry)) or "none"
         detail = f"; imports that failed: {'; '.join(problems)[:400]}" if problems else ""

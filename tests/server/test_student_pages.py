@@ -120,6 +120,13 @@ def test_a_comp424_league_says_what_to_upload_with_the_command_the_docs_give(tmp
             sid = int(re.search(r'<tr class="sub-\w+"[^>]*><td>(\d+)</td>', client.get("/me")[2]).group(1))
             doc = client.wait(tokens[who], sid, {"accepted", "refused"}, limit=180)
             assert doc["status"] == "accepted", (who, doc)
+        # a hand-in that is not Python: named a syntax error in the student's file, as any bot's
+        broken = (FIXTURES / "handin" / "student_agent.py").read_text().replace("def step(self, chess_board, my_pos, "
+                                                                             "adv_pos, max_step):", "def step(self")
+        code, doc = lone.submit_api(tokens["bob"], "student_agent.py", broken.encode())
+        assert code == 202, doc
+        doc = lone.wait(tokens["bob"], doc["id"], {"accepted", "refused"}, limit=180)
+        assert doc["status"] == "refused" and doc["reason"].startswith("syntax error in student_agent.py, line 13"), doc
     finally:
         assert server.stop() == 143
 
