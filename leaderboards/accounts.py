@@ -228,13 +228,24 @@ def submission(store: Store, submission_id: int) -> Submission | None:
     return _submission(tuple(row)) if row else None
 
 
-def submissions(store: Store, league_id: int, account_id: int | None = None) -> list[Submission]:
-    """Newest first; one account's when ``account_id`` is given."""
+def submissions(store: Store, league_id: int, account_id: int | None = None, *, limit: int | None = None
+                ) -> list[Submission]:
+    """Newest first (the newest ``limit`` only, when given); one account's when ``account_id`` is given."""
     sql, args = f"SELECT {_SUBMISSION} FROM submissions WHERE league_id=?", [league_id]
     if account_id is not None:
         sql += " AND account_id=?"
         args.append(account_id)
-    return [_submission(tuple(r)) for r in store.conn.execute(sql + " ORDER BY id DESC", args)]
+    sql += " ORDER BY id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [_submission(tuple(r)) for r in store.conn.execute(sql, args)]
+
+
+def submission_counts(store: Store, league_id: int) -> dict[int, int]:
+    """Each account's number of submissions (account id -> count; accounts without any left out)."""
+    return {r[0]: int(r[1]) for r in store.conn.execute(
+        "SELECT account_id, count(*) FROM submissions WHERE league_id=? GROUP BY account_id", (league_id,))}
 
 
 def submission_snapshot(store: Store, submission_id: int) -> Snapshot:
@@ -319,7 +330,8 @@ def record_action(store: Store, league_id: int, actor: str, action: str, target:
                            "VALUES (?, ?, ?, ?, ?, ?)", (league_id, actor, action, target, detail, time.time()))
 
 
-def actions(store: Store, league_id: int) -> list[Action]:
+def actions(store: Store, league_id: int, *, limit: int = -1) -> list[Action]:
+    """Newest first (the newest ``limit`` only, when given)."""
     return [Action(*r) for r in store.conn.execute(
-        "SELECT id, actor, action, target, detail, created FROM actions WHERE league_id=? ORDER BY id DESC",
-        (league_id,))]
+        "SELECT id, actor, action, target, detail, created FROM actions WHERE league_id=? ORDER BY id DESC LIMIT ?",
+        (league_id, limit))]

@@ -53,6 +53,8 @@ HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options
 NO_STORE = [(b"cache-control", b"no-store")]
 HISTORY_POINTS = 1000
 """Rated games of a bot drawn on its page's rating picture (its newest)."""
+ADMIN_ROWS = 500
+"""Submissions and organiser actions listed on /admin (the newest)."""
 FORM_SLACK = 64 * 1024
 """Bytes of a multipart body beyond the bot itself (boundaries, headers, the CSRF field)."""
 
@@ -611,17 +613,16 @@ def create_app(site: Site) -> ASGIApp:
         lg = store.find_league(site.config.name)
         people = acc.accounts(store, lg.id)
         names = {a.id: a.name for a in people}
-        subs = acc.submissions(store, lg.id)
-        counts: dict[int, int] = {}
-        for s in subs:
-            counts[s.account_id] = counts.get(s.account_id, 0) + 1
+        subs = acc.submissions(store, lg.id, limit=ADMIN_ROWS)  # (what it lists; the counts are the store's)
+        counts = acc.submission_counts(store, lg.id)
         bots = store.bots(lg.id, source=False)  # (a row per version, no files: arena.server.similarity)
         current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
         identical = similarity.identical(store, lg.id, bots)
         near = similarity.near_duplicates(store, current, site.near)
         return page("admin.html", v, site, accounts=people, counts=counts, subs=subs[:500], names=names,
                     identical={k: x for k, x in identical.items() if x}, near=near,
-                    probation=[b for b in bots if b.status == "probation"], actions=acc.actions(store, lg.id))
+                    probation=[b for b in bots if b.status == "probation"],
+                    actions=acc.actions(store, lg.id, limit=ADMIN_ROWS))
 
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:

@@ -225,3 +225,34 @@ def test_a_bots_page_reads_what_it_shows_not_the_leagues_history(tmp_path, monke
             client.close()
     print("bot page SQL steps", steps)
     assert steps[1500] < 1.3 * steps[100], steps  # (before: the whole league's outcomes, history and pairings)
+
+
+def test_admin_reads_a_page_of_submissions_and_counts_the_rest(tmp_path, monkeypatch):
+    """/admin lists the newest submissions and each account's count: it loads no more rows than it lists, however
+    many uploads the league has had (each with its traceback)."""
+    db = tmp_path / "subs.sqlite"
+    with Store.open(db, create=True) as store:
+        league_id = store.ensure_league("pages", {"games": ["nim"]}).id
+        acc.add_account(store, league_id, "prof", organiser=True)
+        people = [acc.add_account(store, league_id, f"s{i}")[0] for i in range(5)]
+        with store.transaction():
+            for n in range(1500):
+                who = people[n % 5]
+                sid = acc.add_submission(store, league_id, who.id, who.name, "bot.py", single("bot.py", f"x = {n}\n"))
+                acc.finish(store, sid, "refused", reason="crash", detail="Traceback ...\n" * 80)
+    client = organiser_client(league_file(tmp_path, db))
+    loaded = [0]
+    made = acc._submission
+
+    def counted(row: tuple) -> acc.Submission:
+        loaded[0] += 1
+        return made(row)
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(acc, "_submission", counted)
+            code, _, text = client.request("/admin")
+        assert code == 200 and text.count("/admin/submissions/") <= 500
+        assert loaded[0] <= 500, loaded[0]  # (before: all 1,500, tracebacks and all)
+        assert "<td>300</td>" in text  # each account's count, all of its uploads
+    finally:
+        client.close()
