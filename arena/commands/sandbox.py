@@ -39,11 +39,13 @@ def check_command(as_json: bool, no_live: bool) -> None:
     """
     from dataclasses import asdict
 
-    from arena.sandbox import check, imports  # start-up: the sandbox's probes only for this command
+    # start-up: the sandbox's probes only for this command
+    from arena.referee import import_probe
+    from arena.sandbox import check
     layers = check.report()
     missing = check.missing_mandatory()
     live = None if no_live else live_probe()
-    loaded = None if no_live else imports.probe()
+    loaded = None if no_live else import_probe.probe()
     if as_json:
         click.echo(json.dumps({"layers": [l.to_dict() for l in layers], "missing_mandatory": missing,
                                "bot_files_allowed": not missing, "live": live,

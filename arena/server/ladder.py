@@ -43,6 +43,8 @@ RETRY = 5.0
 """Seconds before games that could not be played (a referee error, an overloaded machine, no open file free to
 start a worker) are tried again."""
 log = logging.getLogger("arena.serve")  # (rate-limited by arena.server.logs)
+RUNTIME_RETRY = 60.0
+"""Seconds between checks of a sandbox runtime found unable to load the bot packages (validation waits)."""
 
 
 class Validator(threading.Thread):
@@ -58,6 +60,10 @@ class Validator(threading.Thread):
         self.error: str | None = None
         self.revoked: int | None = None
         """Revoked accounts of the league at the last look (:meth:`revoked_meanwhile`)."""
+        self.runtime_problem: str | None = None
+        """Set while the bot packages cannot load inside the sandbox (:mod:`arena.referee.import_probe`): the server's
+        fault, shown to organisers; submissions wait in the queue until a check passes."""
+        self._suspect = False  # the last validation met a start-up crash or a game the referee could not play
 
     def play(self, task: Task) -> Any:
         if self.backend is None:
@@ -65,7 +71,12 @@ class Validator(threading.Thread):
         try:
             for item in self.backend.execute(iter([task])):  # (no tick: never None)
                 if item is not None:
-                    return item[1]
+                    result = item[1]
+                    if isinstance(result, TaskFailure) or any(
+                            f.move_number == 0 and f.reason == "crash" for f in result.failures):
+                        self._suspect = True  # maybe the runtime's fault, not the bot's: checked before refusing
+                    return result
+            self._suspect = True
             return TaskFailure("the validation worker returned nothing")
         finally:
             # the store's columns the worker encoded are the league writer's to take; a validation game is not
@@ -76,7 +87,14 @@ class Validator(threading.Thread):
         try:
             turns: dict[int, int] = {}  # accounts take turns (acc.claim_next)
             with self.base.another() as store:  # (never a second Store.open in this process: Store.another)
+                self.check_runtime()
                 while not self.stopping.is_set():
+                    if self.runtime_problem is not None:  # validation waits for the organiser's fix
+                        self.wake.wait(RUNTIME_RETRY)  # (a new upload checks again at once)
+                        self.wake.clear()
+                        if not self.stopping.is_set():
+                            self.check_runtime()
+                        continue
                     if self.revoked_meanwhile(store):  # (`arena accounts revoke`, another process: its bot
                         self.entered.set()  # was retired there, and the pass in flight must stop playing it)
                     sub = acc.claim_next(store, self.league_id, turns)
@@ -107,12 +125,16 @@ class Validator(threading.Thread):
             acc.finish(store, sub.id, "refused", reason=f"{sub.bot_name!r} is a bot of the league file")
             return
         reason, detail = verdict(f"file:{snapshot.digest}", sub.bot_name, {snapshot.digest: snapshot},
+        self._suspect = False
                                  store.find_league(self.config.name).config, play=self.play)
         if self.stopping.is_set():
             return  # stopped mid-validation: left `validating`, queued again by the next start
         with store.transaction():  # the version and the verdict together
             now = acc.submission(store, sub.id)
             if now is None or now.status != "validating":  # withdrawn (or its account revoked) meanwhile: it stays so
+        if reason is not None and self._suspect and not self.check_runtime():
+            acc.requeue_unfinished(store, self.league_id)  # the server's fault: validated again after the fix
+            return
                 return
             withdrawn = acc.withdrawn_twin(store, sub.account_id, files_digest(snapshot))
             if withdrawn is not None:  # these files were withdrawn while it waited: they stay withdrawn
@@ -129,6 +151,23 @@ class Validator(threading.Thread):
     def revoked_meanwhile(self, store: Store) -> bool:
         """Whether an account of the league was revoked since the last look (the first look: False)."""
         count = acc.revoked_count(store, self.league_id)
+    def check_runtime(self) -> bool:
+        """Whether the bot packages load inside the sandbox (a real sandboxed bot imports them, in a process of its
+        own); sets or clears :attr:`runtime_problem`, and says so on the server's log."""
+        from arena.referee import import_probe  # start-up: only when the validator starts or suspects the runtime
+        report = import_probe.probe()
+        was, self.runtime_problem = self.runtime_problem, None if report.ok else report.summary()
+        if report.ok != (was is None) and self.backend is not None:
+            self.backend.close()  # its worker's runtime view was made before the change: a fresh one makes its own
+            self.backend = None
+        if self.runtime_problem and self.runtime_problem != was:
+            print(f"arena serve: validation is paused: {shown(self.runtime_problem)}; submissions wait in the "
+                  f"queue (checked again every {RUNTIME_RETRY:g} s)", file=sys.stderr, flush=True)
+        elif was and not self.runtime_problem:
+            print("arena serve: the bot packages load in the sandbox again: validation goes on", file=sys.stderr,
+                  flush=True)
+        return report.ok
+
         changed = self.revoked is not None and count != self.revoked
         self.revoked = count
         return changed

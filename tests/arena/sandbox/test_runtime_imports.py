@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from arena.sandbox import check, imports, runtime
+from arena.referee import import_probe
+from arena.sandbox import check, runtime
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(bool(check.missing_mandatory()),
@@ -56,14 +57,14 @@ def test_walk_sees_a_folder_bound_over_a_mask_but_not_masks_inside_it(tmp_path):
 
 
 def test_the_module_list_holds_the_packages_and_their_nested_extension_modules():
-    names = imports.modules()
+    names = import_probe.modules()
     assert names[0] == "numpy"
     assert "numpy._core._multiarray_umath" in names or "numpy.core._multiarray_umath" in names
     assert not any(".libs" in n for n in names)
 
 
 def test_every_bot_package_module_loads_inside_the_sandbox():
-    report = imports.probe()
+    report = import_probe.probe()
     assert report.problem is None, report.problem
     assert report.ok, report.summary()
     assert report.modules > 10
@@ -75,11 +76,12 @@ def test_the_probe_fails_loudly_when_the_view_leaves_out_a_library():
     result = _in_fresh_process("""
         import json, os
         from dataclasses import asdict
-        from arena.sandbox import imports, runtime
+        from arena.referee import import_probe
+        from arena.sandbox import runtime
         real = runtime.libraries
         runtime.libraries = lambda objects: {t: s for t, s in real(objects).items() if "libstdc++" not in t}
-        os.environ["ARENA_SANDBOX_ZYGOTE"] = "0"  # as imports.probe() runs it
-        report = imports.probe_here()
+        os.environ["ARENA_SANDBOX_ZYGOTE"] = "0"  # as import_probe.probe() runs it
+        report = import_probe.probe_here()
         print(json.dumps(asdict(report) | {"ok": report.ok, "summary": report.summary()}))
     """)
     assert not result["ok"]

@@ -7,7 +7,7 @@ organiser's install, never a bot author's fault, and nothing but loading the mod
 module is first imported in a plain interpreter (the baseline): a module that fails there too is reported apart,
 not as the sandbox's fault.
 
-``python -m arena.sandbox.imports`` prints the report as JSON (``arena serve``'s validator runs it that way, in a
+``python -m arena.referee.import_probe`` prints the report as JSON (``arena serve``'s validator runs it that way, in a
 process of its own); ``arena sandbox check`` prints it as part of its report.
 """
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _outside(names: list[str]) -> set[str]:
 
 def probe() -> ImportReport:
     """Imports every bot-package module in a real sandboxed bot, started as a fresh interpreter in a process of
-    its own (``python -m arena.sandbox.imports``): the fork server has imported the games before any sandbox
+    its own (``python -m arena.referee.import_probe``): the fork server has imported the games before any sandbox
     exists, numpy among them where a game needs it, so a bot forked from it would load numpy whatever the view
     holds."""
     env = dict(os.environ, ARENA_SANDBOX_ZYGOTE="0")
@@ -142,7 +142,7 @@ def probe() -> ImportReport:
     try:
         # in an empty folder: `-m` puts the working folder on sys.path, and a checkout's arena/ is not built
         with tempfile.TemporaryDirectory(prefix="arena-import-probe-") as empty:
-            out = subprocess.run([sys.executable, "-m", "arena.sandbox.imports"], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-m", "arena.referee.import_probe"], capture_output=True, text=True,
                                  timeout=600, env=env, cwd=empty)
         fields = json.loads(out.stdout.strip().splitlines()[-1])
         return ImportReport(int(fields["modules"]), dict(fields["failed"]), list(fields["failed_outside"]),
