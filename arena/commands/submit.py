@@ -40,11 +40,13 @@ class BotRefused(ArenaError):
               help="Largest bot (file or folder) accepted, in MB (default: the league's max_bot_mb).")
 def submit(file: str, league_name: str, name: str | None, db: str | None, max_bot_mb: float | None = None) -> None:
     """Validate a bot (a .py file, or a folder with bot.py and its helper modules) in the sandbox (it loads and
-    plays each league game against random within the league's limits), store a snapshot of it, and enter it:
+    plays each league game from every seat against the league's built-in bots within the league's limits, as a
+    league game: it cannot tell the two apart), store a snapshot of it, and enter it:
     the next `arena league run` plays only its games."""
     from arena.adapters import comp424  # start-up: the COMP 424 adapter and the duplicate check only when submitting
     from arena.adapters.comp424_names import is_agent_arg
     from arena.submissions.duplicates import twins, warning
+    from arena.submissions.validation import reference_bots
     path = Path(comp424.parse_agent_arg(file)[0] if is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
@@ -62,7 +64,7 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":
             raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")
-        problem = validate(snapshot, league.config)
+        problem = validate(snapshot, league.config, store.chance_key(league.id), reference_bots(store, league.id))
         if problem:
             raise BotRefused(f"bot {name!r} refused: {problem}")
         bot, new = store.upsert_bot(league.id, name, origin="submit", snapshot=snapshot, reactivate=True)
@@ -75,13 +77,16 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
                f"run `arena league run` on the league file to play its games")
 
 
-def validate(snapshot: Snapshot, config: dict[str, Any]) -> str | None:
-    """Plays, for each league game, one game from every seat against ``random`` through the referee
-    (:mod:`arena.submissions.validation`: a league plays every seat, so validation does).
+def validate(snapshot: Snapshot, config: dict[str, Any], key: bytes | None = None,
+             opponents: list[str] | None = None) -> str | None:
+    """Plays, for each league game, one game from every seat against the league's reference bots through the
+    referee, as league games are played (:mod:`arena.submissions.validation`: a league plays every seat, so
+    validation does; nothing a bot sees tells the two apart).
 
     Returns:
         None when the bot passed, else the reason it was refused.
     """
     # start-up: the sandboxed validation only when asked
     from arena.submissions.validation import validate as play_validation
-    return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config)
+    return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config, key=key,
+                           opponents=opponents or ())

@@ -118,23 +118,26 @@ class Validator(threading.Thread):
                 print(f"arena serve: the validator stopped: {self.error}", flush=True)
 
     def handle(self, store: Store, sub: acc.Submission) -> None:
-        from arena.submissions.validation import verdict  # start-up: the validation games' module when one is validated
+        # start-up: the validation games' module when one is validated
+        from arena.submissions.validation import reference_bots, verdict
         snapshot = acc.submission_snapshot(store, sub.id)
         current = store.current_bot(self.league_id, sub.bot_name)
         if current is not None and current.origin == "config":
             acc.finish(store, sub.id, "refused", reason=f"{sub.bot_name!r} is a bot of the league file")
             return
-        reason, detail = verdict(f"file:{snapshot.digest}", sub.bot_name, {snapshot.digest: snapshot},
         self._suspect = False
-                                 store.find_league(self.config.name).config, play=self.play)
+        reason, detail = verdict(f"file:{snapshot.digest}", sub.bot_name, {snapshot.digest: snapshot},
+                                 store.find_league(self.config.name).config, play=self.play,
+                                 key=store.chance_key(self.league_id),  # as the league's games (validation.py)
+                                 opponents=reference_bots(store, self.league_id), book=self.config.openings)
         if self.stopping.is_set():
             return  # stopped mid-validation: left `validating`, queued again by the next start
-        with store.transaction():  # the version and the verdict together
-            now = acc.submission(store, sub.id)
-            if now is None or now.status != "validating":  # withdrawn (or its account revoked) meanwhile: it stays so
         if reason is not None and self._suspect and not self.check_runtime():
             acc.requeue_unfinished(store, self.league_id)  # the server's fault: validated again after the fix
             return
+        with store.transaction():  # the version and the verdict together
+            now = acc.submission(store, sub.id)
+            if now is None or now.status != "validating":  # withdrawn (or its account revoked) meanwhile: it stays so
                 return
             withdrawn = acc.withdrawn_twin(store, sub.account_id, files_digest(snapshot))
             if withdrawn is not None:  # these files were withdrawn while it waited: they stay withdrawn
@@ -148,9 +151,6 @@ class Validator(threading.Thread):
             acc.finish(store, sub.id, "accepted", bot_id=bot.id)
         self.entered.set()
 
-    def revoked_meanwhile(self, store: Store) -> bool:
-        """Whether an account of the league was revoked since the last look (the first look: False)."""
-        count = acc.revoked_count(store, self.league_id)
     def check_runtime(self) -> bool:
         """Whether the bot packages load inside the sandbox (a real sandboxed bot imports them, in a process of its
         own); sets or clears :attr:`runtime_problem`, and says so on the server's log."""
@@ -168,6 +168,9 @@ class Validator(threading.Thread):
                   flush=True)
         return report.ok
 
+    def revoked_meanwhile(self, store: Store) -> bool:
+        """Whether an account of the league was revoked since the last look (the first look: False)."""
+        count = acc.revoked_count(store, self.league_id)
         changed = self.revoked is not None and count != self.revoked
         self.revoked = count
         return changed
