@@ -27,7 +27,7 @@ GAMES = ("doublestep", "nim", "hex", "colosseum", "sorry")
 UNSET = -1
 """An integer parameter whose arena default is computed (Colosseum's size, Nim's pile): OpenSpiel's parameter
 specification needs a concrete value, so -1 stands for "the arena default"."""
-_MAX_LENGTH = 2**31 - 1  # games without a bound on their length (Double Step's passes, Sorry!'s draws)
+_MAX_LENGTH = 2**31 - 1  # OpenSpiel's int: a game from another package may state a larger bound
 
 
 def observation_vector(observation: dict[str, Any]) -> list[float]:
