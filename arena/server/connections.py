@@ -202,8 +202,9 @@ def guarded(connections: int) -> type[Guarded]:
 
 
 def config(app: Any, connections: int, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration with this module's limits (``options``: the rest of ``uvicorn.Config``)."""
-    return uvicorn.Config(app, http=guarded(connections), loop="asyncio", backlog=BACKLOG,
+    """uvicorn's configuration with this module's limits (``options``: the rest of ``uvicorn.Config``). No
+    WebSockets (the site has none): an upgrade would take the connection out of :class:`Guarded`'s hands."""
+    return uvicorn.Config(app, http=guarded(connections), ws="none", loop="asyncio", backlog=BACKLOG,
                           limit_concurrency=connections + 1, timeout_keep_alive=KEEP_ALIVE,
                           h11_max_incomplete_event_size=MAX_HEAD, **options)
 
