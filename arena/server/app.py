@@ -55,6 +55,8 @@ HISTORY_POINTS = 1000
 """Rated games of a bot drawn on its page's rating picture (its newest)."""
 ADMIN_ROWS = 500
 """Submissions and organiser actions listed on /admin (the newest)."""
+FORM_BYTES = 16 * 1024
+"""Bytes of a form that is not an upload (login, logout, an organiser's action)."""
 FORM_SLACK = 64 * 1024
 """Bytes of a multipart body beyond the bot itself (boundaries, headers, the CSRF field)."""
 
@@ -448,9 +450,9 @@ def create_app(site: Site) -> ASGIApp:
         return response
 
     async def login_post(request: Request) -> Response:
-        body = await limited_body(request, 16 * 1024)
+        body = await limited_body(request, FORM_BYTES)
         if body is None:
-            return Response("too big", 413)
+            return form_too_big(request)
         fields = {k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}
 
         def call() -> Response:
@@ -500,9 +502,9 @@ def create_app(site: Site) -> ASGIApp:
         if parsed is None and request.headers.get("content-type", "").startswith("multipart/"):
             return await run_in_threadpool(too_big, request)
         if parsed is None:
-            body = await limited_body(request, 16 * 1024)
+            body = await limited_body(request, FORM_BYTES)
             if body is None:
-                return Response("too big", 413)
+                return form_too_big(request)
             parsed = ({k: v[0] for k, v in parse_qs(body.decode(errors="replace")).items()}, None)
         fields, upload = parsed
 
@@ -517,6 +519,21 @@ def create_app(site: Site) -> ASGIApp:
                 fields["_data"] = upload[1]  # type: ignore[assignment]
             return action(store, v, fields)
         return await run_in_threadpool(call)
+
+    def form_too_big(request: Request) -> Response:
+        """A form (not an upload) over :data:`FORM_BYTES`: a page of the site with its size and the limit."""
+        length = request.headers.get("content-length", "")
+        size = f"{int(length) / 1024:.0f} kB" if length.isdigit() else "more than that"
+        return page("message.html", Viewer(None), site, 413, title="Form too big",
+                    message=f"The form sent is {size}, over the {FORM_BYTES // 1024} kB a form of this site may be; "
+                            "nothing was done.")
+
+    def nowhere(request: Request, store: Store, v: Viewer) -> Response:
+        """Any other address: 404, a page of the site (the API's addresses: a JSON line)."""
+        if request.url.path.startswith("/api/"):
+            return error(404, "no such address of the API (docs/server.md lists them)")
+        return page("message.html", v, site, 404, title="Not found",
+                    message="There is no such page (a form's address opened as a page, or a mistyped one).")
 
     async def logout(request: Request) -> Response:
         def action(store: Store, v: Viewer, fields: dict[str, str]) -> Response:
@@ -713,6 +730,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/static/site.css", stylesheet),
         Route("/static/replay.js", viewer_script),
         Route("/static/status.js", status_script),
+        Route("/{path:path}", sync(nowhere), methods=["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]),
     ]
     return SecurityHeaders(Starlette(routes=routes, exception_handlers=connections.exception_handlers()))
 

@@ -349,3 +349,17 @@ def test_the_servers_docs_example_league_works_and_its_key_count_is_right(tmp_pa
         assert "colosseum(size=8)" in text_of(c.get("/submit")[2])
     finally:
         assert server.stop() == 143
+
+
+def test_an_unknown_address_and_a_too_big_form_are_pages_of_the_site(site):
+    c = logged_in(site, "alice")
+    for path in ("/no/such/page", "/logout", "/admin/revoke"):  # (the last two: forms' addresses opened as pages)
+        code, headers, html = c.get(path)
+        assert code in (404, 405) and "text/html" in headers.get("content-type", "") and "<nav>" in html, (path, html)
+        assert "Log out alice" in html  # the site's page, for who is logged in
+    code, headers, text = c.get("/api/nothing")
+    assert code == 404 and headers["content-type"].startswith("application/json") and "error" in text
+    _, _, html = c.get("/login")
+    csrf = re.search(r'name="login_csrf" value="([^"]+)"', html).group(1)
+    code, headers, html = c.form("/login", {"login_csrf": csrf, "name": "alice", "token": "x" * 40_000})
+    assert code == 413 and "<nav>" in html and "over the 16 kB" in text_of(html), html
