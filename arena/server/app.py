@@ -363,6 +363,12 @@ def revoked_line(account: acc.Account) -> str:
             "Ask the course staff why, or for a new account.")
 
 
+def sent_size(request: Request) -> str:
+    """An upload's size as its request says (the body is not read past the limit)."""
+    length = request.headers.get("content-length", "")
+    return f"about {int(length) / MB:.1f} MB" if length.isdigit() else "more than that"
+
+
 def submit_values(site: Site, message: str = "") -> dict[str, Any]:
     """What the submit page says: the league's games, limits and upload format, and whether the deadline passed."""
     deadline = site.config.deadline
@@ -487,10 +493,8 @@ def create_app(site: Site) -> ASGIApp:
         """The submit page again, saying how big the upload was (the body's length) and the league's limit."""
         store = site.store()
         v = viewer(site, store, request)
-        length = request.headers.get("content-length", "")
-        size = f"about {int(length) / MB:.1f} MB" if length.isdigit() else "more than that"
-        message = (f"The upload is {size}, over this league's max_bot_mb ({site.config.limits.max_bot_mb:g} MB); "
-                   "nothing was stored.")
+        message = (f"The upload is {sent_size(request)}, over this league's max_bot_mb "
+                   f"({site.config.limits.max_bot_mb:g} MB); nothing was stored.")
         if v.account is None:
             return page("message.html", v, site, 413, title="Upload too big", message=message)
         return page("submit.html", v, site, 413, **submit_values(site, message))
@@ -590,7 +594,8 @@ def create_app(site: Site) -> ASGIApp:
                          "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
         parsed = await upload_form(request, site.max_bytes)
         if parsed is None:
-            return error(413, f"the upload is over the league's max_bot_mb ({site.config.limits.max_bot_mb:g} MB)")
+            return error(413, f"the upload is {sent_size(request)}, over the league's max_bot_mb "
+                              f"({site.config.limits.max_bot_mb:g} MB)")
         fields, upload = parsed
         if upload is None:
             return error(400, "send the bot as the multipart field `file` (a .py or a .zip)")

@@ -157,6 +157,8 @@ def test_a_too_big_upload_is_a_page_of_the_site_with_its_size_and_the_limit(site
         assert code == 413 and "text/html" in headers.get("content-type", ""), (code, html)
         assert "<nav>" in html and 'class="error"' in html
         assert shown in words and "max_bot_mb (0.5 MB)" in words, words
+    code, doc = c.submit_api(site["tokens"]["alice"], "big.py", b"#" * 800_000)  # the API: its line says as much
+    assert code == 413 and "0.8 MB" in doc["error"] and "max_bot_mb (0.5 MB)" in doc["error"], doc
 
 
 def test_a_syntax_error_is_named_with_the_students_file_and_line(site):
