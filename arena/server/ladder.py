@@ -64,6 +64,8 @@ class Validator(threading.Thread):
         """Set while the bot packages cannot load inside the sandbox (:mod:`arena.referee.import_probe`): the server's
         fault, shown to organisers; submissions wait in the queue until a check passes."""
         self._suspect = False  # the last validation met a start-up crash or a game the referee could not play
+        self.checked = threading.Event()
+        """Set once the runtime was first checked: the league's first pass waits for it."""
 
     def play(self, task: Task) -> Any:
         if self.backend is None:
@@ -160,12 +162,14 @@ class Validator(threading.Thread):
         if report.ok != (was is None) and self.backend is not None:
             self.backend.close()  # its worker's runtime view was made before the change: a fresh one makes its own
             self.backend = None
+        self.checked.set()
         if self.runtime_problem and self.runtime_problem != was:
-            print(f"arena serve: validation is paused: {shown(self.runtime_problem)}; submissions wait in the "
-                  f"queue (checked again every {RUNTIME_RETRY:g} s)", file=sys.stderr, flush=True)
+            self.entered.set()  # the league's pass in flight ends too: its games would crash for the server's fault
+            print(f"arena serve: validation and the league are paused: {shown(self.runtime_problem)}; submissions "
+                  f"wait in the queue (checked again every {RUNTIME_RETRY:g} s)", file=sys.stderr, flush=True)
         elif was and not self.runtime_problem:
-            print("arena serve: the bot packages load in the sandbox again: validation goes on", file=sys.stderr,
-                  flush=True)
+            print("arena serve: the bot packages load in the sandbox again: validation and the league go on",
+                  file=sys.stderr, flush=True)
         return report.ok
 
     def revoked_meanwhile(self, store: Store) -> bool:
@@ -201,9 +205,13 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             validator.start()
             if started is not None:
                 started(league.id, entered, validator, store)
+            validator.checked.wait(RUNTIME_RETRY)  # no game before the runtime is known to load
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
+                if validator.runtime_problem is not None:  # every bot importing numpy would crash: no pass
+                    entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
+                    continue
                 try:
                     league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
                 except OSError as exc:  # out of open files (starting a worker): this pass again, a little later

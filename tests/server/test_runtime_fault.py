@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.server.support import Client, Server, accounts, make_league
+from tests.server.support import Client, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
 BREAKER = '''import os
@@ -68,7 +68,10 @@ def test_a_runtime_that_cannot_load_numpy_pauses_validation_instead_of_refusing(
         admin = prof.get("/admin")[2]
         assert 'id="server-problem"' in admin and "libstdc++" in admin, admin[:3000]
         assert str(tmp_path) not in admin and "site-packages/" not in admin.replace("&lt;site-packages&gt;/", "")
-        assert "validation is paused" in server.output().lower()
+        assert "validation and the league are paused" in server.output().lower()
+        from leaderboards.store import Store
+        with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:  # no league game while it is broken
+            assert store.count_games(store.find_league("srv").id) == 0
 
         marker.unlink()  # the organiser's fix; the next upload (or a minute) checks again
         code, second = c.submit_api(tokens["alice"], "np_bot2.py", NUMPY_BOT.format(n=2).encode())
@@ -76,5 +79,6 @@ def test_a_runtime_that_cannot_load_numpy_pauses_validation_instead_of_refusing(
         assert c.wait(tokens["alice"], sid, {"accepted", "refused"}, limit=120)["status"] == "accepted"
         assert c.wait(tokens["alice"], second["id"], {"accepted", "refused"}, limit=120)["status"] == "accepted"
         assert 'id="server-problem"' not in prof.get("/admin")[2]
+        assert wait_idle(tmp_path) > 0  # the league goes on
     finally:
         server.stop()
