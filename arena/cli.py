@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "tui": "arena.commands.tui:tui",
     "export": "arena.commands.export:export",
     "report": "arena.commands.report:report",
+    "audit": "arena.commands.audit:audit",
     "games": "arena.commands.games:games_command",
     "bots": "arena.commands.bots:bots_command",
     "new-bot": "arena.commands.new_bot:new_bot",
