@@ -162,7 +162,8 @@ def revoke(store: Store, account_id: int) -> None:
     validated are withdrawn (never entered), and its submitted bot leaves the league (retired; its games stay)."""
     with transaction(store.conn):
         store.conn.execute("UPDATE accounts SET revoked=? WHERE id=? AND revoked IS NULL", (time.time(), account_id))
-        store.conn.execute("DELETE FROM sessions WHERE account_id=?", (account_id,))
+        # (its sessions stay, inert: session() answers only for an active account; a browser that still holds one
+        # is told at the login page that the account was revoked: revoked_session())
         store.conn.execute("UPDATE submissions SET status='withdrawn', reason=?, updated=? WHERE account_id=? AND "
                            "status IN ('queued', 'validating')", (REVOKED, time.time(), account_id))
         store.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE origin='submit' AND "
@@ -201,6 +202,13 @@ def session(store: Store, key: str) -> tuple[Account, str] | None:
         return None
     acct = account(store, row[0])
     return (acct, row[1]) if acct else None
+
+
+def revoked_session(store: Store, key: str) -> Account | None:
+    """The revoked account a session key was given to (None: no such session, or its account is active)."""
+    row = store.conn.execute("SELECT s.account_id FROM sessions s JOIN accounts a ON a.id = s.account_id "
+                             "WHERE s.key_hash=? AND a.revoked IS NOT NULL", (secret_hash(store, key),)).fetchone()
+    return account(store, row[0]) if row else None
 
 
 def end_session(store: Store, key: str) -> None:

@@ -699,7 +699,9 @@ def create_app(site: Site) -> ASGIApp:
         return page("guide.html", v, site, text=text)
 
     def login_get(request: Request, store: Store, v: Viewer) -> Response:
-        return login_page(request, store, v)
+        key = request.cookies.get(auth.SESSION_COOKIE)
+        gone = acc.revoked_session(store, key) if key and v.account is None else None
+        return login_page(request, store, v, revoked_line(gone) if gone else "")
 
     async def viewer_script(request: Request) -> Response:
         js = resources.files("arena.output.templates").joinpath("replay.js").read_text()

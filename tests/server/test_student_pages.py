@@ -218,6 +218,9 @@ def test_a_revoked_student_is_told_why(site):
     p = subprocess.run([ARENA, "accounts", "revoke", "--league", "l.toml", "erin"], cwd=work,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
+    code, headers, _ = c.get("/me")  # the open session stops at once; the login page it is sent to says why
+    assert code == 303 and headers["location"] == "/login"
+    assert "revoked" in text_of(c.get("/login")[2])
     fresh = Client(site["server"].base)
     _, _, html = fresh.get("/login")
     csrf = re.search(r'name="login_csrf" value="([^"]+)"', html).group(1)
