@@ -76,6 +76,7 @@ class Clock:
         self._late_read = False
         self._load_started: float | None = None  # when the init frame was sent (the bot starts loading)
         self._load_charge = 0.0  # wall seconds of the load the first move pays for (taken off its deadline)
+        self._move_load = 0.0  # that charge, while the first move is under way (named when it times out)
         self._load_cpu: float | None = None  # CPU seconds before ready, added to the first move's CPU figure
         self.load_wall: float | None = None
         """Wall seconds from ``init`` to ``ready`` (None: not measured)."""
@@ -93,9 +94,20 @@ class Clock:
         """Starts the account of a move of ``seconds`` (begun at ``started``); returns its deadline. The first move's
         is earlier by the load's charge (see ``ready``): the first move time pays for start-up."""
         deadline = started + deadline_for(seconds) - self._load_charge
-        self._load_charge = 0.0
+        self._move_load, self._load_charge = self._load_charge, 0.0
         self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
         return deadline
+
+    def load_overran(self, started: float, deadline: float, freeze: Callable[[], None]) -> None:
+        """Raises the first move's BotTimeoutError when its load was charged the whole allowance (its deadline,
+        from ``begin``, is past when it starts): no answer can be in time, however fast, so none is asked for."""
+        if deadline > started or self.limits.debug:
+            return
+        self.end(started, 0.0, force=True)
+        self.last_cpu_time, self._load_cpu = self._load_cpu, None  # the move's CPU figure: the load's
+        cpu = "?" if self.last_cpu_time is None else f"{self.last_cpu_time:.3f}"
+        self.timed_out(freeze, f": start-up charged {self._move_load:.3f} s of it (loading took wall "
+                               f"{self.load_wall or 0.0:.3f} s, CPU {cpu} s)")
 
     def load_charge(self) -> float:
         """The wall seconds of the load the next move (the first) pays for: the bot is told its time less this."""
@@ -104,18 +116,25 @@ class Clock:
     def ready(self) -> None:
         """The bot is ready: the baseline of the first move's CPU-wait credit, and the load's charge to it.
 
-        The load (``init`` sent to ``ready``) costs the first move its wall time less LOAD_ALLOWANCE (arena's own
-        part) and less the main thread's wait for a CPU (its run_delay since it started: the few ms it may have
-        waited before ``init`` are credited too). The CPU it used (since the process started, read by the
-        ``charge`` of the freeze at ready) is added to the first move's CPU figure."""
+        The load (``init`` sent to ``ready``) is charged like a move: its wall time less LOAD_ALLOWANCE (arena's
+        own part) and less the credit for waiting for a CPU, the main thread's run_delay since it started bounded
+        by wall - CPU of every thread (a main thread waiting behind the bot's own threads is owed nothing), so the
+        charge is at least the load's CPU less LOAD_ALLOWANCE. That CPU (since the process started: its cgroup's,
+        else every thread's, dead ones included) is added to the first move's CPU figure."""
         self._delay_mark = self._run_delay()
-        self._load_cpu = self.last_cpu_time
+        cpu = self.last_cpu_time  # the charge of the freeze at ready: the cgroup's, else the main thread's
+        if self.cg is None:
+            every = self.process_cpu()
+            if every is not None:
+                cpu = max(cpu or 0.0, every)
+        self._load_cpu = cpu
         if self._load_started is None or self.limits.debug:
             return
         wall = time.monotonic() - self._load_started
         self.load_wall = wall
-        waited = min(wall, self._delay_mark or 0.0)
-        self._load_charge = max(0.0, wall - waited - LOAD_ALLOWANCE)
+        wait = self._delay_mark or 0.0
+        credit = max(0.0, min(wait, wall - cpu) if cpu is not None else min(wait, wall))
+        self._load_charge = max(0.0, wall - credit - LOAD_ALLOWANCE)
 
     def end(self, started: float, seconds: float, force: bool = False) -> None:
         """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION) and extension."""
@@ -198,7 +217,8 @@ class Clock:
             return base + self._extension
         freeze()
         numbers = (f"wall {wall:.3f} s, CPU {'?' if cpu is None else f'{cpu:.3f}'} s, waited for a CPU "
-                   f"{'?' if wait is None else f'{wait:.3f}'} s")
+                   f"{'?' if wait is None else f'{wait:.3f}'} s"
+                   + (f", start-up charged {self._move_load:.3f} s" if self._move_load else ""))
         if base + credit > now + MIN_EXTENSION:
             raise MachineOverloadedError(
                 f"machine overloaded: bot {self.name} waited {credit:.2f} s for a CPU during a {seconds:g} s move "

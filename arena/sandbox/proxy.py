@@ -158,6 +158,7 @@ class BotProcess:
         # the first move pays for the load (clock.ready): the bot is told the time it has left, not the full limit
         told = max(0.0, round(seconds - clock.load_charge(), 3))
         deadline = clock.begin(seconds, started)
+        clock.load_overran(started, deadline, self._freeze)  # the load took the whole first move: timed out
         # only what the bot has not seen (it rebuilds the state, and who moved, itself); history_since copies
         # just those, so a move's cost does not grow with the game (other games' states: history()'s tail)
         since = getattr(state, "history_since", None)
