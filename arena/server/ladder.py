@@ -18,6 +18,7 @@ Two loops share the store (each with its own connection; SQLite's WAL lets the w
 from __future__ import annotations
 
 import logging
+import sqlite3
 import sys
 import threading
 import traceback
@@ -39,6 +40,8 @@ from leaderboards import accounts as acc
 from leaderboards import lock
 from leaderboards.store import Store
 
+REVOKE_LOOK = 1.0
+"""Seconds between looks for an account revoked by another process (:meth:`Validator.watch_revokes`)."""
 RETRY = 5.0
 """Seconds before games that could not be played (a referee error, an overloaded machine, no open file free to
 start a worker) are tried again."""
@@ -58,8 +61,6 @@ class Validator(threading.Thread):
         self.stopping = threading.Event()
         self.backend: LocalBackend | None = None
         self.error: str | None = None
-        self.revoked: int | None = None
-        """Revoked accounts of the league at the last look (:meth:`revoked_meanwhile`)."""
         self.runtime_problem: str | None = None
         """Set while the bot packages cannot load inside the sandbox (:mod:`arena.referee.import_probe`): the server's
         fault, shown to organisers; submissions wait in the queue until a check passes."""
@@ -86,6 +87,7 @@ class Validator(threading.Thread):
             self.backend.columns.pop(task.key, None)
 
     def run(self) -> None:
+        threading.Thread(target=self.watch_revokes, name="arena-revokes", daemon=True).start()
         try:
             turns: dict[int, int] = {}  # accounts take turns (acc.claim_next)
             with self.base.another() as store:  # (never a second Store.open in this process: Store.another)
@@ -97,8 +99,6 @@ class Validator(threading.Thread):
                         if not self.stopping.is_set():
                             self.check_runtime()
                         continue
-                    if self.revoked_meanwhile(store):  # (`arena accounts revoke`, another process: its bot
-                        self.entered.set()  # was retired there, and the pass in flight must stop playing it)
                     sub = acc.claim_next(store, self.league_id, turns)
                     if sub is None:
                         self.wake.wait(1.0)
@@ -172,12 +172,20 @@ class Validator(threading.Thread):
                   file=sys.stderr, flush=True)
         return report.ok
 
-    def revoked_meanwhile(self, store: Store) -> bool:
-        """Whether an account of the league was revoked since the last look (the first look: False)."""
-        count = acc.revoked_count(store, self.league_id)
-        changed = self.revoked is not None and count != self.revoked
-        self.revoked = count
-        return changed
+    def watch_revokes(self) -> None:
+        """Ends the league's pass when an account is revoked by another process (`arena accounts revoke` retired
+        its bot there, and the pass in flight would go on playing it): a look every second, in a thread of its
+        own (the validator may be busy with a long validation)."""
+        with self.base.another() as store:
+            seen = acc.revoked_count(store, self.league_id)
+            while not self.stopping.wait(REVOKE_LOOK):
+                try:
+                    count = acc.revoked_count(store, self.league_id)
+                except sqlite3.Error:  # (a busy store: the next look)
+                    continue
+                if count != seen:
+                    seen = count
+                    self.entered.set()
 
     def stop(self) -> None:
         self.stopping.set()
