@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from arena.results.moves import failure_move, failure_where
-from arena.results.outcome import COUNTERS
+from arena.results.outcome import COUNTERS, seat_results
 from leaderboards.accounts import taken_out
 from leaderboards.ratings import ALL, BotRating, leaderboard_order
 from leaderboards.store import Bot, League, Store, StoredGame
@@ -243,6 +243,12 @@ class BotGame:
     ret: float
     termination: str
     opponents: list[str]
+    result: str = ""
+    """``won``, ``draw`` or ``lost`` (the only best return, one of several, or not the best)."""
+
+
+RESULT_WORDS = {"win": "won", "draw": "draw", "loss": "lost"}
+"""A game's result for one seat (:func:`arena.results.outcome.seat_results`) as a page says it."""
 
 
 @dataclass(frozen=True)
@@ -361,7 +367,8 @@ def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, 
             f = facts[bot_id]
             f.games.append(BotGame(g.id, g.game, seat, g.returns[seat] if g.returns else 0,
                                    g.terminations[seat] if g.terminations else "",
-                                   [p for s, p in enumerate(g.players) if s != seat]))
+                                   [p for s, p in enumerate(g.players) if s != seat],
+                                   RESULT_WORDS[seat_results(g.returns)[seat]] if g.returns else ""))
             mine = [k for k, s in enumerate(g.move_seats) if s == seat]
             for n, k in enumerate(mine):
                 item = SlowMove(g.wall_times[k], g.id, n + 1, g.cpu_times[k] if k < len(g.cpu_times) else 0.0)

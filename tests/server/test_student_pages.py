@@ -368,3 +368,19 @@ def test_an_unknown_address_and_a_too_big_form_are_pages_of_the_site(site):
     csrf = re.search(r'name="login_csrf" value="([^"]+)"', html).group(1)
     code, headers, html = c.form("/login", {"login_csrf": csrf, "name": "alice", "token": "x" * 40_000})
     assert code == 413 and "<nav>" in html and "over the 16 kB" in text_of(html), html
+
+
+def test_a_bots_page_reads_its_games_as_won_lost_or_draw(site):
+    c = logged_in(site, "alice")
+    if not re.search(r'class="sub-accepted"', c.get("/me")[2]):
+        assert upload(c, "alice.py", PLAIN.encode())[0] == 303
+        c.wait(site["tokens"]["alice"], submission_ids(c)[0], {"accepted"})
+    wait_idle(site["work"])
+    link = re.search(r'<a href="(/bots/\d+)">alice</a>', c.get("/")[2])
+    assert link
+    html = c.get(link.group(1))[2]
+    table = html[html.index('<table id="games">'):]
+    table = table[:table.index("</table>")]
+    assert "<th>result</th>" in table
+    results = re.findall(r'<td class="(won|lost|draw)">(\w+)</td>', table)
+    assert len(results) >= 4 and all(a == b for a, b in results), table
