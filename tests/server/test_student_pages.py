@@ -384,3 +384,15 @@ def test_a_bots_page_reads_its_games_as_won_lost_or_draw(site):
     assert "<th>result</th>" in table
     results = re.findall(r'<td class="(won|lost|draw)">(\w+)</td>', table)
     assert len(results) >= 4 and all(a == b for a, b in results), table
+
+
+def test_the_source_view_of_a_comp424_checkout_starts_at_the_agent_file():
+    from arena.adapters.comp424 import take_agent
+    from arena.adapters.comp424_names import ENTRY
+    from arena.server.app import source_files
+    from arena.submissions.snapshot import MB
+    files = source_files(take_agent(FIXTURES / "checkout", max_bytes=MB))
+    assert files[0].path == "agents/student_agent.py" and files[0].main
+    assert not any(f.main for f in files[1:]) and ENTRY in [f.path for f in files]
+    hand_in = source_files(take_agent(FIXTURES / "handin", max_bytes=MB))
+    assert hand_in[0].path == "student_agent.py" and hand_in[0].main
