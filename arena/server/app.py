@@ -8,8 +8,10 @@ does not exist, so ids and names cannot be probed); organiser pages answer 404 t
 The leaderboard, bot and game pages render :mod:`arena.output.views`' typed rows through the same macros as
 ``arena report`` (``arena/output/templates/results.html``), with the same pictures (inline SVG) and, on a game's
 page, the report's replay viewer (``replay.js``, served from this origin with the game's data as a script of its
-own). Every response carries a Content-Security-Policy without inline script (``script-src 'self'``: only those
-two files), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY``.
+own), and /me follows a waiting submission's verdict with ``status.js`` (it polls ``/api/submissions/ID``). Every
+response carries a Content-Security-Policy without inline script (``script-src 'self'``: only those three
+files; ``connect-src 'self'``), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
+``X-Frame-Options: DENY``.
 """
 from __future__ import annotations
 
