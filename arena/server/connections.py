@@ -150,6 +150,13 @@ class Guarded(H11Protocol):
     def overdue(self, now: float) -> bytes | None:
         """What ends this connection now (the answer to write before closing it, :data:`STALLED`: drop it), or
         None: not overdue."""
+        size = self.transport.get_write_buffer_size()
+        if size == 0 or size != self.buffered:  # nothing to send, or the client took some
+            self.buffered, self.stalled = size, now
+        elif now - self.stalled > WRITE_STALL:  # (in any phase: a closed connection waits for its buffer too)
+            return STALLED
+        if self.transport.is_closing():
+            return None
         cycle = self.cycle
         if cycle is None or cycle.response_complete:  # awaiting a request's head
             if now - self.waiting <= HEAD_TIMEOUT:
@@ -161,15 +168,9 @@ class Guarded(H11Protocol):
                 return None
             late = now - self.heard > BODY_IDLE or now - self.request_at > BODY_TIMEOUT
             return LATE if late else None
-        size = self.transport.get_write_buffer_size()
-        if size == 0 or size != self.buffered:  # nothing to send, or the client took some
-            self.buffered, self.stalled = size, now
-            return None
-        return STALLED if now - self.stalled > WRITE_STALL else None
+        return None  # the application at work, or answering as fast as the client reads
 
     def sweep(self, now: float) -> None:
-        if self.transport.is_closing():
-            return
         answer = self.overdue(now)
         if answer is STALLED:
             self.transport.abort()  # (a close would wait for the client to read what is buffered)

@@ -268,13 +268,14 @@ def test_the_league_and_the_validator_wait_out_a_full_file_table(tmp_path):
             proc.wait(10)
 
 
-def connection(cycle: object = None, paused: bool = False, buffered: list[int] | None = None) -> Guarded:
+def connection(cycle: object = None, paused: bool = False, buffered: list[int] | None = None, closing: bool = False
+               ) -> Guarded:
     """A :class:`Guarded` connection made at time 0, its state as given (no socket: the rules alone)."""
     c = Guarded.__new__(Guarded)
     sizes = buffered or [0]
     c.cycle = cycle  # type: ignore[assignment]
     c.flow = SimpleNamespace(read_paused=paused)  # type: ignore[assignment]
-    c.transport = SimpleNamespace(get_write_buffer_size=lambda: sizes[0])  # type: ignore[assignment]
+    c.transport = SimpleNamespace(get_write_buffer_size=lambda: sizes[0], is_closing=lambda: closing)  # type: ignore[assignment]
     c.waiting = c.heard = c.request_at = c.stalled = 0.0
     c.buffered = 0
     return c
@@ -313,3 +314,36 @@ def test_each_phase_of_a_connection_has_its_timeout() -> None:
     for t in range(200, 300):
         sizes[0] = 70_000 - t  # read slowly, but read
         assert c.overdue(float(t)) is None
+    # in every phase, a closing connection too (it waits for its buffer to go): the answer of a request that
+    # came with `Connection: close`, or the last answer before a head that never comes
+    for closing, cycle in ((True, answering), (False, SimpleNamespace(response_complete=True))):
+        sizes[0] = 5000
+        c = connection(cycle, buffered=sizes, closing=closing)
+        c.overdue(1.0)
+        assert c.overdue(1.0 + WRITE_STALL + 0.1) == STALLED
+
+
+def test_a_client_that_reads_none_of_its_answers_is_dropped(tmp_path):
+    """2,000 pipelined requests whose answers are never read: the server stops after WRITE_STALL, not at the end
+    of the 11 MB (which it sent on before, one drain at a time, however long the client took)."""
+    make_league(tmp_path)
+    server = Server(tmp_path).start()
+    try:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (before connecting: a small window)
+            s.settimeout(10)
+            s.connect(("127.0.0.1", server.port))
+            s.sendall(b"GET /static/replay.js HTTP/1.1\r\nHost: x\r\n\r\n" * 2000)
+            time.sleep(WRITE_STALL + SLACK)
+            got = b""
+            try:
+                while chunk := s.recv(1 << 16):
+                    got += chunk
+            except (ConnectionResetError, TimeoutError):
+                pass
+        answers = got.count(b"HTTP/1.1 200")
+        print(f"\nanswers read after {WRITE_STALL + SLACK:g} s: {answers} of 2000 ({len(got)} bytes)")
+        assert 0 < answers < 2000, answers  # (the kernel's buffers held ~500 of them; all 2,000 came before)
+        assert Client(server.base).get("/")[0] == 200
+    finally:
+        assert server.stop() == 143
