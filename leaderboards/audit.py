@@ -49,10 +49,10 @@ MAX_SE = 1.0
 the field is said to place the two bots."""
 NODES = 48
 """Gauss-Hermite nodes over the strength difference's distribution."""
-SIMULATIONS = 2000
-"""Simulated draws of a pair's shared multi-player tables (the one-sided test of pairs that gain together), ten times
-more while fewer than 10 reach the observed gain (up to :data:`MAX_SIMULATIONS`)."""
-MAX_SIMULATIONS = 200_000
+SIMULATIONS = 1000
+"""Simulated draws of a pair's shared multi-player tables (the one-sided test of pairs that gain together), drawn
+again while fewer than 10 of all drawn reach the observed gain, up to :data:`MAX_SIMULATIONS`."""
+MAX_SIMULATIONS = 100_000
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ def _test(st: Stages, drop: np.ndarray, start: np.ndarray, a: int, b: int, pair:
     expected = expected_a if first == 0 else pair.games - expected_a
     if not pair.multi:
         return p_h2h, first, score, expected, None, None
-    p_gain, gain, expected_gain = _gain(theta, pair.multi, rng)
+    p_gain, gain, expected_gain = _gain(theta, robust, pair.multi, rng)
     return min(1.0, 2 * min(p_h2h, p_gain)), first, score, expected, gain, expected_gain
 
 
@@ -247,32 +247,40 @@ def _tails(k: int, n: int, q: np.ndarray, weights: np.ndarray) -> tuple[float, f
     return min(1.0, float(mixed[k:].sum())), min(1.0, float(mixed[:k + 1].sum()))
 
 
-def _gain(theta: np.ndarray, tables: list[tuple[int, int, list[int], list[float]]], rng: np.random.Generator
-          ) -> tuple[float, float, float]:
+def _gain(theta: np.ndarray, cov: np.ndarray, tables: list[tuple[int, int, list[int], list[float]]],
+          rng: np.random.Generator) -> tuple[float, float, float]:
     """One-sided p-value that the pair's places against the other players at their shared tables are this high
-    or higher, simulated from the Plackett-Luce model (ties in the model do not occur; observed ties count half);
+    or higher, simulated from the Plackett-Luce model with strengths drawn from their fitted normal distribution
+    (``theta``, ``cov``: the strengths are estimates; ties do not occur in the model, observed ties count half);
     with the observed value and its expectation."""
     observed = 0.0
     expected = 0.0
+    by_size: dict[int, list[tuple[int, int, list[int]]]] = defaultdict(list)
     for sa, sb, seats, returns in tables:
+        by_size[len(seats)].append((sa, sb, seats))
         for s in (sa, sb):
             for o in range(len(seats)):
                 if o not in (sa, sb):
                     observed += 1.0 if returns[s] > returns[o] else 0.5 if returns[s] == returns[o] else 0.0
                     expected += 1.0 / (1.0 + math.exp(theta[seats[o]] - theta[seats[s]]))
-    draws = SIMULATIONS
-    while True:
-        simulated = np.zeros(draws)
-        for sa, sb, seats, _ in tables:
-            others = [s for s in range(len(seats)) if s not in (sa, sb)]
+    groups = []
+    for rows in by_size.values():
+        games = np.arange(len(rows))
+        groups.append((np.array([r[2] for r in rows]), games, np.array([r[0] for r in rows]),
+                       np.array([r[1] for r in rows])))
+    reached = draws = 0
+    while draws < SIMULATIONS or (reached < 10 and draws < MAX_SIMULATIONS):
+        strengths = rng.multivariate_normal(theta, cov, size=SIMULATIONS, method="eigh", check_valid="ignore")
+        total = np.zeros(SIMULATIONS)
+        for at_table, games, seat_a, seat_b in groups:
             # Plackett-Luce by Gumbel keys: strength plus Gumbel noise, sorted, is a draw of the finishing order
-            keys = theta[seats][None, :] + rng.gumbel(size=(draws, len(seats)))
-            for s in (sa, sb):
-                simulated += (keys[:, [s]] > keys[:, others]).sum(axis=1)
-        reached = int(np.count_nonzero(simulated >= observed - 1e-9))
-        if reached >= 10 or draws >= MAX_SIMULATIONS:
-            return (reached + 1) / (draws + 1), observed, expected
-        draws *= 10
+            keys = strengths[:, at_table] + rng.gumbel(size=(SIMULATIONS, *at_table.shape))
+            below_a = (keys < keys[:, games, seat_a][:, :, None]).sum(axis=2)
+            below_b = (keys < keys[:, games, seat_b][:, :, None]).sum(axis=2)
+            total += (below_a + below_b - 1).sum(axis=1)  # (one of the pair is above the other: not a gain)
+        reached += int(np.count_nonzero(total >= observed - 1e-9))
+        draws += SIMULATIONS
+    return (reached + 1) / (draws + 1), observed, expected
 
 
 def league_audit(store: Store, league_id: int, scope: str = ALL, *, level: float = LEVEL) -> Audit:
