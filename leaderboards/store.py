@@ -527,15 +527,19 @@ class Store(StoreViews):
         return self._game(row) if row else None
 
     def games(self, league_id: int, *, order: str = "schedule", limit: int | None = None,
-              bot_id: int | None = None) -> list[StoredGame]:
+              bot_id: int | None = None, before: int | None = None) -> list[StoredGame]:
         """A league's games, in schedule order (``order="schedule"``) or newest first (``order="recent"``); one bot
-        version's only with ``bot_id``, found from its seats (not by reading the league's games)."""
+        version's only with ``bot_id``, found from its seats (not by reading the league's games); those with an id
+        below ``before`` only, when given (the next page of a newest-first list)."""
         # ("+league_id": with a bot, SQLite would otherwise walk the league's index and test every game)
         sql = "SELECT * FROM games WHERE " + ("league_id=?" if bot_id is None else "+league_id=?")
         args: list[Any] = [league_id]
         if bot_id is not None:
             sql += " AND id IN (SELECT game_id FROM game_seats WHERE bot_id=?)"
             args.append(bot_id)
+        if before is not None:
+            sql += " AND id < ?"
+            args.append(before)
         sql += " ORDER BY schedule_key" if order == "schedule" else " ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"

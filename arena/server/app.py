@@ -57,6 +57,8 @@ HISTORY_POINTS = 1000
 """Rated games of a bot drawn on its page's rating picture (its newest)."""
 ADMIN_ROWS = 500
 """Submissions and organiser actions listed on /admin (the newest)."""
+GAMES_PAGE = 50
+"""Games on a page of a bot's games (newest first; older ones on the next page)."""
 FORM_BYTES = 16 * 1024
 """Bytes of a form that is not an upload (login, logout, an organiser's action)."""
 FORM_SLACK = 64 * 1024
@@ -415,13 +417,15 @@ def create_app(site: Site) -> ASGIApp:
         if found is None:
             return not_found(v, site)
         row, cells = found
-        recent = reversed(store.games(lg.id, order="recent", limit=50, bot_id=row.bot_id))  # (oldest first)
-        facts = bot_facts(recent)[0].get(row.bot_id, BotFacts())  # (its games only: tracebacks are not shown here)
+        before = row_id(request.query_params.get("before", ""))  # (a page of older games: ids below it)
+        shown_games = store.games(lg.id, order="recent", limit=GAMES_PAGE, bot_id=row.bot_id, before=before)
+        older = f"/bots/{row.bot_id}?before={shown_games[-1].id}" if len(shown_games) == GAMES_PAGE else ""
+        facts = bot_facts(reversed(shown_games))[0].get(row.bot_id, BotFacts())  # (its games only: no tracebacks)
         figures = pictures.bot_figures(store.bot_history(row.bot_id, HISTORY_POINTS),
                                        pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time,
                                        site.config.limits.first_move_time)
         return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures, cells=cells,
-                    game_href=lambda game_id: f"/games/{int(game_id)}")
+                    game_href=lambda game_id: f"/games/{int(game_id)}", older=older, paged=before is not None)
 
     def league_game(request: Request, store: Store) -> Any:
         """The game of the path, or None when it is not one of this league's."""

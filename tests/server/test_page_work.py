@@ -256,3 +256,35 @@ def test_admin_reads_a_page_of_submissions_and_counts_the_rest(tmp_path, monkeyp
         assert "<td>300</td>" in text  # each account's count, all of its uploads
     finally:
         client.close()
+
+
+def test_a_bots_games_are_paged_newest_first(tmp_path):
+    """A bot's page lists its newest 50 games and links the next 50 older ones, page after page, each read with
+    SQL LIMIT: every game of the bot can be reached, none twice."""
+    import re
+    config, me = league_of(tmp_path, 10)  # me: 20 games
+    with Store.open(config.database) as store:
+        league_id = store.find_league("pages").id
+        b = store.current_bot(league_id, "b")
+        rng = random.Random(9)
+        samples = playouts("nim", 1, 4, rng)
+        store.record_games(league_id, [(f"9{i:05d}|nim|me.b|0", "nim", 900 + i, [me, b.id],
+                                        make_record(rng.choice(samples), ["me", "b"], rng)) for i in range(100)])
+        mine = {g.id for g in store.games(league_id, bot_id=me)}
+    assert len(mine) == 120
+    client = organiser_client(config)
+    try:
+        seen: list[int] = []
+        path, pages = f"/bots/{me}", 0
+        while path:
+            code, _, text = client.request(path)
+            assert code == 200, path
+            listed = [int(x) for x in re.findall(r'<a href="/games/(\d+)"', text.split('id="games"', 1)[-1])]
+            seen += listed
+            pages += 1
+            link = re.search(r'<a href="(/bots/\d+\?before=\d+)" id="older-games">', text)
+            path = link.group(1).replace("&amp;", "&") if link else ""
+        assert pages == 3 and seen == sorted(mine, reverse=True), (pages, seen[:5])
+        assert client.request(f"/bots/{me}?before=abc")[0] == 200  # (not an id: the first page)
+    finally:
+        client.close()
