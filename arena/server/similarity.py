@@ -34,7 +34,8 @@ def identical(store: Store, league_id: int, bots: Sequence[Bot]) -> dict[str, li
     labels = {b.id: b.label for b in bots}
     out: dict[str, list[str]] = {}
     for bot_id, twin_id in store.same_files(league_id):
-        out.setdefault(labels[bot_id], []).append(labels[twin_id])
+        if bot_id in labels and twin_id in labels:  # (a bot entered since ``bots`` was read: the next view)
+            out.setdefault(labels[bot_id], []).append(labels[twin_id])
     return out
 
 
