@@ -77,6 +77,9 @@ class Site:
     """Set when the field changes (a withdrawal, a release): the ladder plans again."""
     wake: Callable[[], None] = lambda: None
     """Wakes the validator (a submission was queued)."""
+    problems: Callable[[], list[str]] = lambda: []
+    """The server's own faults an organiser must fix (bot packages that cannot load in the sandbox), shown on
+    /admin; submissions wait in the queue meanwhile."""
     local: threading.local = field(default_factory=threading.local)
     opening: threading.Lock = field(default_factory=threading.Lock)
     queueing: threading.Lock = field(default_factory=threading.Lock)
@@ -647,7 +650,8 @@ def create_app(site: Site) -> ASGIApp:
         current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
         identical = similarity.identical(store, lg.id, bots)
         near = similarity.near_duplicates(store, current, site.near)
-        return page("admin.html", v, site, accounts=people, counts=counts, subs=subs[:500], names=names,
+        return page("admin.html", v, site, problems=site.problems(), accounts=people, counts=counts, subs=subs[:500],
+                    names=names,
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"],
                     actions=acc.actions(store, lg.id, limit=ADMIN_ROWS))
