@@ -136,9 +136,10 @@ class Client:
 
 class Server:
     """`arena serve` in its own session (so a test can signal it and its workers); ``open_files``: its
-    RLIMIT_NOFILE, soft and hard (None: the test's own); ``env``: variables added to the test's environment."""
+    RLIMIT_NOFILE, soft and hard, or (soft, hard) (None: the test's own); ``env``: variables added to the test's
+    environment."""
 
-    def __init__(self, work: Path, *extra: str, open_files: int | None = None,
+    def __init__(self, work: Path, *extra: str, open_files: int | tuple[int, int] | None = None,
                  env: dict[str, str] | None = None) -> None:
         self.work, self.extra, self.open_files, self.env = work, extra, open_files, env
         self.port = free_port()
@@ -147,11 +148,11 @@ class Server:
 
     def start(self, limit: float = 60) -> Server:
         self.log = open(self.work / f"serve-{time.time():.3f}.log", "w")
-        files = self.open_files
+        files = (self.open_files, self.open_files) if isinstance(self.open_files, int) else self.open_files
 
         def limited() -> None:
             if files is not None:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+                resource.setrlimit(resource.RLIMIT_NOFILE, files)
         self.proc = subprocess.Popen([ARENA, "serve", "--league", "l.toml", "--port", str(self.port), *self.extra],
                                      cwd=self.work, stdout=self.log, stderr=subprocess.STDOUT, text=True,
                                      start_new_session=True, preexec_fn=limited if files is not None else None,

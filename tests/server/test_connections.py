@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -346,5 +347,25 @@ def test_a_client_that_reads_none_of_its_answers_is_dropped(tmp_path):
         print(f"\nanswers read after {WRITE_STALL + SLACK:g} s: {answers} of 2000 ({len(got)} bytes)")
         assert 0 < answers < 2000, answers  # (the kernel's buffers held ~500 of them; all 2,000 came before)
         assert Client(server.base).get("/")[0] == 200
+    finally:
+        assert server.stop() == 143
+
+
+def test_the_open_files_limit_is_raised_to_the_hard_one_and_shared(tmp_path):
+    make_league(tmp_path)
+    server = Server(tmp_path, open_files=(64, 1024)).start()
+    try:
+        limits = (Path(f"/proc/{server.proc.pid}/limits")).read_text()
+        line = next(x for x in limits.splitlines() if x.startswith("Max open files"))
+        assert line.split()[3:5] == ["1024", "1024"], line
+        assert Client(server.base).get("/")[0] == 200
+        assert "connections at once" not in server.output()  # (832 of them: no warning)
+    finally:
+        assert server.stop() == 143
+    # where the hard limit leaves the site under MIN_CONNECTIONS, the server says so and still serves
+    server = Server(tmp_path, open_files=64).start()
+    try:
+        assert Client(server.base).get("/")[0] == 200
+        assert "only 64 open files allowed (ulimit -n): the site takes 8 connections at once" in server.output()
     finally:
         assert server.stop() == 143
