@@ -43,6 +43,12 @@ FREEZE_WAIT = 1.0
 """Wall seconds a bot may take to become frozen after its move (a bot waiting for a CPU uses none of FREEZE_CPU
 meanwhile): more is its failure (timeout)."""
 
+CPU_LIMIT_SHARE = 0.5
+"""Share of RLIMIT_CPU a bot killed by SIGXCPU (or SIGKILL) must have used, by the referee's exact measure, for the
+kill to be its CPU limit: the kernel's tick-sampled count ran up to 20% ahead of the exact CPU time on a loaded
+2-core machine (SIGXCPU at 1.65 s of a 2 s limit, 0.81 s of 1 s); a bot that sends itself the signal has used
+next to none."""
+
 
 def deadline_for(seconds: float) -> float:
     """Wall-clock allowance the referee enforces for a move limit of ``seconds``."""
@@ -69,6 +75,7 @@ class Clock:
         self._schedstat_fd = -1
         self._cpu_mark: float | None = None
         self._process_mark: float | None = None  # without a cgroup: every thread's CPU at the last charge
+        self._process_mark_at: float | None = None  # and when it was read
         self._delay_mark: float | None = None  # run-queue delay (s) at the last reading
         self._unsampled = 0.0  # wall seconds of moves since that reading
         self._move: tuple[float, float, float] | None = None  # (start, deadline, limit) of the move under way
@@ -166,6 +173,7 @@ class Clock:
         elif self.proc is not None:
             cpu = self._schedstat()
             self._process_mark = self.process_cpu()  # every thread's, for the check between moves
+            self._process_mark_at = time.monotonic()
         else:
             return
         if cpu is not None:
@@ -186,6 +194,25 @@ class Clock:
             return None
         cpu = self.process_cpu()
         return None if cpu is None else max(0.0, cpu - self._process_mark - 1 / os.sysconf("SC_CLK_TCK"))
+
+    def cpu_limit_reached(self, limit: float | None) -> bool:
+        """Whether the bot can have reached ``limit`` CPU seconds (its RLIMIT_CPU) by now: only then is a kill by
+        SIGXCPU or SIGKILL the kernel's CPU limit (a bot can send either to itself). The kernel counts that limit
+        in scheduler ticks, which run ahead of the exact CPU time on a loaded machine: at least CPU_LIMIT_SHARE of
+        it must have been used. With a cgroup: its tree's exact CPU time (still readable once the process is
+        gone). Without: an upper bound, every thread's CPU at the last reading plus the wall time since on every
+        CPU of the machine (the process itself is gone)."""
+        if limit is None:
+            return False
+        if self.cg is not None:
+            cpu = self.cg.cpu_seconds()
+            if cpu is not None:
+                return cpu >= CPU_LIMIT_SHARE * limit
+        since = self._process_mark_at or self._load_started
+        if since is None:
+            return False  # it never got its init frame: none of its code ran
+        bound = (self._process_mark or 0.0) + (time.monotonic() - since) * (os.cpu_count() or 1)
+        return bound >= CPU_LIMIT_SHARE * limit
 
     # -- a passed deadline -----------------------------------------------------------------------
     def overtime(self, deadline: float, answer_waiting: Callable[[], bool], freeze: Callable[[], None]) -> float:

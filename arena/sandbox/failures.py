@@ -40,24 +40,44 @@ def hide_host_paths(text: str) -> str:
     return text
 
 
-def ended(code: int | None, oom: bool, tail: str, memory_mb: int) -> BotError:
-    """The process closed its pipe: why (OOM kill, CPU limit, exception, signal)."""
+def exit_fact(code: int | None) -> str:
+    """What the kernel reported of the process's end, as a fact: ``exited with status 152``, ``killed by signal
+    SIGXCPU``."""
+    if code is None:
+        return "closed its pipe and did not exit"
+    if code >= 0:
+        return f"exited with status {code}"
+    try:
+        return f"killed by signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
+def ended(code: int | None, oom: bool, tail: str, memory_mb: int, cpu_limit_reached: bool = False) -> BotError:
+    """The process closed its pipe: why, from what the referee established alone. ``oom``: its memory group's OOM
+    events; ``cpu_limit_reached``: the CPU time the referee measured reached its RLIMIT_CPU. A kill by SIGXCPU or
+    SIGKILL is the CPU limit only then (a bot can send either to itself); its exit status and its output are facts
+    to record, never a reason (a bot can ``os._exit(152)`` or print "MemoryError")."""
     tail = hide_host_paths(tail)
-    if oom or "MemoryError" in tail[-2000:]:
+    if oom:
         return BotMemoryError(f"bot exceeded the memory limit ({memory_mb} MB){tail}")
-    if code == -signal.SIGXCPU:
-        return BotTimeoutError(f"bot exceeded its CPU time limit{tail}")
-    what = "closed its pipe and did not exit" if code is None else \
-        f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
+    what = exit_fact(code)
+    if cpu_limit_reached and code in (-signal.SIGXCPU, -signal.SIGKILL):
+        return BotTimeoutError(f"bot exceeded its CPU time limit (process {what}){tail}")
     return BotCrashedError(f"bot process {what}{tail}")
 
 
-def reported(reply: dict[str, Any], tail: str) -> BotError:
-    """The bot reported its own failure (``{"type": "error"}``), or sent a message that is not part of the protocol."""
+def reported(reply: dict[str, Any], tail: str, oom: bool = False, memory_group: bool = False) -> BotError:
+    """The bot reported its own failure (``{"type": "error"}``), or sent a message that is not part of the protocol.
+    A MemoryError it reports is ``memory`` only when its memory group's OOM events confirm it (``oom``); else it
+    is the bot's word: a crash that quotes it (without a memory group, RLIMIT_AS shows only as that MemoryError)."""
     if reply.get("type") == "error":
         detail = hide_host_paths(seccomp.explain(f"{str(reply.get('detail', ''))[:300]}{tail}"))
-        if reply.get("reason") == Termination.MEMORY:  # the only failure a bot may name itself: else a crash
-            return BotMemoryError(f"bot ran out of memory: {detail}")
+        if reply.get("reason") == Termination.MEMORY:
+            if oom:
+                return BotMemoryError(f"bot ran out of memory: {detail}")
+            why = "no OOM event in its memory group" if memory_group else "no memory group here"
+            return BotCrashedError(f"bot raised MemoryError, which the referee could not confirm ({why}): {detail}")
         return BotCrashedError(f"bot raised an exception: {detail}")
     return ProtocolError(hide_host_paths(f"unexpected message from bot: {str(reply)[:200]}"))
 

@@ -11,6 +11,7 @@ random-move rule keeps a bot that merely timed out: it is frozen and its late an
 from __future__ import annotations
 
 import os
+import resource
 import time
 import weakref
 from collections.abc import Sequence
@@ -74,6 +75,8 @@ class BotProcess:
         """The game's bots asked to stop whose stop the kernel has not confirmed yet (shared by its sandbox)."""
         self._pending_error: BotError | None = None
         self._ready = False
+        self._cpu_limit: int | None = None
+        """The process's RLIMIT_CPU (soft) in seconds: a kill by SIGXCPU is a timeout only once its CPU reached it."""
         self.handle = ProcessHandle()
         self.clock = Clock(limits, self.name)
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
@@ -86,6 +89,7 @@ class BotProcess:
             self.handle.proc, self.handle.cg, self.handle.slot = proc, cg, slot
             self.clock.proc, self.clock.cg = proc, cg
             self.uid = plan.uid if plan.mode == "root" else os.getuid()
+            self._cpu_limit = dict(plan.rlimits).get(resource.RLIMIT_CPU)
             bot_msg = dict(bot)
             if bot["kind"] == "file":
                 bot_msg["path"] = os.path.join(plan.bot_dir_inside, os.path.basename(bot["path"]))
@@ -277,20 +281,23 @@ class BotProcess:
         if reply.get("type") == "error":
             self.handle.wait_exit(0.5)
             tail = self.channel.stderr_tail()
+        oom = self.handle.oom_killed()
         self._kill()
-        raise failures.reported(reply, tail)
+        raise failures.reported(reply, tail, oom, memory_group=bool(self.handle.cg and self.handle.cg.memory))
 
     def _malformed(self, exc: FrameError) -> NoReturn:
         self._kill()
         raise ProtocolError(str(exc)) from None
 
     def _died(self) -> NoReturn:
-        """The process closed its pipe: find out why (OOM kill, CPU limit, exception, signal)."""
+        """The process closed its pipe: find out why, from what the referee can establish (its memory group's OOM
+        events, the CPU time it measured against RLIMIT_CPU), never from the bot's exit status or output alone."""
         code = self.handle.wait_exit(1.0)
         self.channel.drain_stderr(final=True)
         oom = self.handle.oom_killed()
+        cpu_reached = self.clock.cpu_limit_reached(self._cpu_limit)
         self._kill()
-        raise failures.ended(code, oom, self.channel.stderr_tail(), self.limits.memory_mb)
+        raise failures.ended(code, oom, self.channel.stderr_tail(), self.limits.memory_mb, cpu_reached)
 
     # -- process control ---------------------------------------------------------------------------
     def _freeze(self) -> None:

@@ -165,7 +165,7 @@ def _user_runtime_dir() -> str:
     return private_dir(os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}"))
 
 
-def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1) -> None:
+def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1, status_fd: int = -1) -> None:
     """Runs in the forked child before the bot host starts. Only system calls: no imports, no allocation-heavy work.
 
     With ``plan.pid_ns`` the bot gets a PID namespace of its own whose pid 1 is a small init that runs no bot
@@ -174,7 +174,8 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
     referee however it detaches itself. The process calling this is either already that pid 1 (the fork
     server creates the namespace as it forks) or it creates the namespace and stays outside as a relay
     (:func:`_relay`) that ends as the bot ended. ``parent_fd``: a pidfd of the parent (the fork server),
-    readable once it has exited.
+    readable once it has exited. ``status_fd``: where the init writes the bot's exact wait status (the write end of
+    a pipe whose read end the fork server holds), for a process that is already that pid 1; the relay makes its own.
     """
     step = "start"
     try:
@@ -206,9 +207,12 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             if parent_fd >= 0:  # the fork server's pidfd: the bot's init watches this relay instead
                 os.close(parent_fd)
             parent_fd = os.pidfd_open(os.getpid())
+            status_r, status_fd = os.pipe()
             init = os.fork()
             if init:
-                _relay(init)
+                os.close(status_fd)
+                _relay(init, status_r)
+            os.close(status_r)
         if plan.pid_ns:
             step = "init"
             _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -253,9 +257,11 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             step = "start the bot"
             bot = os.fork()
             if bot:
-                _init(bot)
+                _init(bot, status_fd)
             if parent_fd >= 0:
                 os.close(parent_fd)
+            if status_fd >= 0:  # the init's alone: the bot cannot write a status of its own choosing
+                os.close(status_fd)
             step = "join cgroups"
             for fd in bot_groups:  # opened before the pivot: the paths do not exist inside
                 os.write(fd, b"0")
@@ -300,44 +306,76 @@ def _freezer_group(procs_file: str) -> bool:
         os.path.exists(os.path.join(directory, "freezer.state"))
 
 
-def _init(bot: int) -> NoReturn:
-    """Pid 1 of the bot's namespace: holds no descriptor (the bot's pipes close when the bot dies), reaps, and
-    exits when the bot does, with the bot's status (a signal N as status 128 + N: a namespace's init cannot die
-    by a signal it sends itself). The kernel then kills whatever is left in the namespace."""
-    os.closerange(0, _MAX_FD)
+def _init(bot: int, status_fd: int = -1) -> NoReturn:
+    """Pid 1 of the bot's namespace: holds no descriptor but ``status_fd`` (the bot's pipes close when the bot
+    dies), reaps, and exits when the bot does. Its exit status is the bot's (a signal N as status 128 + N: a
+    namespace's init cannot die by a signal it sends itself), which cannot tell ``os._exit(152)`` from SIGXCPU:
+    the bot's exact wait status goes first to ``status_fd`` (:func:`read_status`). The kernel then kills whatever
+    is left in the namespace."""
+    if status_fd >= 0:
+        os.closerange(0, status_fd)
+        os.closerange(status_fd + 1, _MAX_FD)
+    else:
+        os.closerange(0, _MAX_FD)
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
         except ChildProcessError:
             os._exit(0)
         if pid == bot:
+            if status_fd >= 0:
+                try:
+                    os.write(status_fd, b"%d\n" % status)
+                except OSError:
+                    pass
             code = os.waitstatus_to_exitcode(status)
             os._exit(code if code >= 0 else 128 - code)
 
 
-def _relay(init: int) -> NoReturn:
+def _relay(init: int, status_r: int = -1) -> NoReturn:
     """Outside the bot's namespace (the exec path): waits for its init and ends as the bot ended, by the same
-    signal, so the referee's ``Popen`` sees the bot's own status. Holds no descriptor (the referee's ``Popen``
-    waits for its error pipe to close)."""
-    os.closerange(0, _MAX_FD)
+    signal, so the referee's ``Popen`` sees the bot's own status (read from the init's ``status_r`` pipe). Holds no
+    descriptor but that one (the referee's ``Popen`` waits for its error pipe to close)."""
+    if status_r >= 0:
+        os.closerange(0, status_r)
+        os.closerange(status_r + 1, _MAX_FD)
+    else:
+        os.closerange(0, _MAX_FD)
     while True:
         try:
             _, status = os.waitpid(init, 0)
             break
         except ChildProcessError:
             os._exit(1)
-    code = init_status(os.waitstatus_to_exitcode(status))
+    exact = read_status(status_r) if status_r >= 0 else None
+    code = exact if exact is not None else init_status(os.waitstatus_to_exitcode(status))
     if code < 0:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(-code, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [-code])
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
+            signal.signal(-code, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [-code])
         os.kill(os.getpid(), -code)
     os._exit(code & 0xFF)
 
 
 def init_status(code: int) -> int:
-    """The bot's status (Popen convention) from its init's: 128 + N means signal N."""
-    return 128 - code if code > 128 else code
+    """The bot's status (Popen convention) from its init's exit status alone, when its exact one (``read_status``)
+    is missing: 128 + N is taken for signal N (the bot may have exited with that status instead)."""
+    return 128 - code if 128 < code <= 128 + 64 else code
+
+
+def read_status(fd: int) -> int | None:
+    """The bot's exact exit status (Popen convention: -N for signal N) that its init wrote to the pipe ``fd``
+    before exiting, or None; closes ``fd``. Called once the init is reaped: what it wrote is there, and nothing
+    blocks (the bot closed its copy of the write end before any of its code ran)."""
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 64)
+        return os.waitstatus_to_exitcode(int(data)) if data else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def launch(plan: Plan, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...],

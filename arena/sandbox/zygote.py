@@ -77,7 +77,7 @@ def serve(control_fd: int) -> None:
     sock = socket.socket(fileno=control_fd)
     statuses: dict[int, int] = {}
     children: set[int] = set()
-    inits: set[int] = set()  # children that are the init of their bot's PID namespace
+    inits: dict[int, int] = {}  # children that are the init of their bot's PID namespace -> its status pipe
     self_fd = os.pidfd_open(os.getpid())  # readable once this process has exited: a child's check on its parent
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
 
@@ -92,8 +92,10 @@ def serve(control_fd: int) -> None:
                 return
             children.discard(pid)
             code = os.waitstatus_to_exitcode(status)
-            statuses[pid] = spawn.init_status(code) if pid in inits else code
-            inits.discard(pid)
+            if pid in inits:  # the bot's exact status, as its init wrote it; else what its init's status says
+                exact = spawn.read_status(inits.pop(pid))
+                code = exact if exact is not None else spawn.init_status(code)
+            statuses[pid] = code
 
     def answer(message: dict[str, Any]) -> None:
         try:
@@ -121,18 +123,20 @@ def serve(control_fd: int) -> None:
                     new_ns = True
                 except OSError:
                     pass
+            status_r, status_w = os.pipe() if new_ns else (-1, -1)  # the init writes the bot's exact status
             try:
                 pid = os.fork()
                 if pid == 0:
                     outer = request["outer"]
                     for kept in (statuses, children, inits, request):  # earlier bots' pids and statuses
                         kept.clear()
-                    _child(plan, fds, outer, self_fd)  # never returns
+                    _child(plan, fds, outer, self_fd, status_w)  # never returns
             finally:
                 if new_ns:
                     _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
+                    os.close(status_w)
             if new_ns:
-                inits.add(pid)
+                inits[pid] = status_r
             children.add(pid)
             list(map(os.close, fds))  # no loop variable: a later child would see it among this frame's locals
             answer({"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
@@ -186,8 +190,9 @@ def _preload() -> None:
             pass
 
 
-def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int) -> None:
-    """In the forked child: become a hardened bot host, exactly as the exec path does."""
+def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_fd: int = -1) -> None:
+    """In the forked child: become a hardened bot host, exactly as the exec path does (``status_fd``: the pipe to
+    the fork server for the bot's exact status, when this process is its namespace's init)."""
     # start-up: loaded by serve() already; named here for the child
     from arena.sandbox import host, spawn
     try:
@@ -196,14 +201,14 @@ def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int) -> None:
         os.dup2(null, 0)
         os.dup2(err_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd})
+        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd} | ({status_fd} if status_fd >= 0 else set()))
         start = 3
         for fd in keep + [1 << 16]:  # close everything else: the control socket, the zygote's files
             if fd >= start:
                 os.closerange(start, fd)
                 start = fd + 1
         os.setsid()
-        spawn._child_setup(plan, outer[0], outer[1], parent_fd)
+        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
         try:

@@ -4,6 +4,8 @@ played, leave the league, the validator and the site running, are closed by the 
 keep the log small."""
 from __future__ import annotations
 
+import asyncio
+import errno
 import http.client
 import os
 import signal
@@ -15,10 +17,23 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect
+from starlette.routing import Route
 
-from arena.server.connections import BODY_IDLE, BODY_TIMEOUT, HEAD_TIMEOUT, LATE, STALLED, WRITE_STALL, Guarded
+from arena.server.connections import (
+    BODY_IDLE,
+    BODY_TIMEOUT,
+    HEAD_TIMEOUT,
+    LATE,
+    STALLED,
+    WRITE_STALL,
+    Guarded,
+    exception_handlers,
+)
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 from tests.server.support import PLAIN, Client, Server, accounts, make_league, multipart, wait_idle
@@ -369,3 +384,36 @@ def test_the_open_files_limit_is_raised_to_the_hard_one_and_shared(tmp_path):
         assert "only 64 open files allowed (ulimit -n): the site takes 8 connections at once" in server.output()
     finally:
         assert server.stop() == 143
+
+
+def asgi_status(app: Any, path: str = "/") -> int:
+    """The status an ASGI application answers a GET of ``path`` with (no server: the application alone)."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1),
+             "root_path": "", "http_version": "1.1"}
+    asyncio.run(app(scope, receive, send))
+    return next(m["status"] for m in sent if m["type"] == "http.response.start")
+
+
+def test_a_request_out_of_open_files_is_answered_503_and_a_client_gone_quietly() -> None:
+    def out_of_files(request: Any) -> Any:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    def other(request: Any) -> Any:
+        raise OSError(errno.EACCES, "Permission denied")
+
+    async def gone(request: Any) -> Any:
+        raise ClientDisconnect()
+    app = Starlette(routes=[Route("/files", out_of_files), Route("/other", other), Route("/gone", gone)],
+                    exception_handlers=exception_handlers())
+    assert asgi_status(app, "/files") == 503
+    assert asgi_status(app, "/gone") == 400  # (no traceback on the log: nobody reads the answer)
+    with pytest.raises(OSError):  # any other error stays a 500 with its traceback
+        asgi_status(app, "/other")

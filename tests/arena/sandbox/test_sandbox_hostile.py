@@ -42,12 +42,45 @@ def test_bot_runs_under_its_own_uid_not_root(tmp_path):
         assert uid == os.getuid()
 
 
-def test_memory_bomb_is_recorded_as_memory(tmp_path):
+def test_memory_bomb_is_memory_where_the_referee_can_tell(tmp_path):
     # A generous move time: the bomb must hit the memory limit, not the clock, even on a loaded machine.
+    # With a memory cgroup its OOM events establish it. Without one the bomb meets RLIMIT_AS, which shows only as
+    # a MemoryError inside the bot: the referee cannot tell that from a bot raising one, so it is a crash with the
+    # bot's own words quoted.
     record = play(place("memory_bomb", tmp_path),
                   limits=FAST.with_(move_time=10.0, first_move_time=10.0, memory_mb=100))
-    assert record.terminations == ["memory", "normal"]
+    failure = only_failure(record)
     assert record.returns == [-1.0, 1.0]
+    if "cgroup_memory" in record.info["sandbox"]:
+        assert record.terminations == ["memory", "normal"]
+    else:
+        assert failure.reason == "crash", failure
+        assert "MemoryError" in failure.detail and "could not confirm" in failure.detail, failure.detail
+
+
+FAKES = {"exit152": "exited with status 152", "print_memoryerror": "exited with status 1",
+         "raise_memoryerror": "MemoryError: faked", "sigxcpu": "killed by signal SIGXCPU",
+         "sigkill": "killed by signal SIGKILL"}
+
+
+@pytest.mark.parametrize("mode", sorted(FAKES))
+def test_a_bot_cannot_fake_a_timeout_or_memory_failure(tmp_path, mode):
+    # Its exit status, its output and the signals it sends itself are facts to record, never a reason: no OOM
+    # event and no CPU near its limit, so each is a crash that states what happened.
+    record = play(place("fake_reason", tmp_path, files={"mode.txt": mode}))
+    failure = only_failure(record)
+    assert failure.reason == "crash", failure
+    assert FAKES[mode] in failure.detail, failure.detail
+
+
+def test_a_bot_that_reaches_its_cpu_limit_is_a_timeout(tmp_path):
+    # The honest side: the kernel's SIGXCPU at RLIMIT_CPU (1 s here, the move time far longer), confirmed by the CPU
+    # time the referee measured.
+    record = play(place("cpu_spinner", tmp_path), limits=FAST.with_(move_time=20.0, first_move_time=20.0,
+                                                                     cpu_seconds=1))
+    failure = only_failure(record)
+    assert failure.reason == "timeout", failure
+    assert "CPU time limit" in failure.detail, failure.detail
 
 
 def test_fork_bomb_forks_nothing(tmp_path):
