@@ -87,6 +87,9 @@ def serve(control_fd: int) -> None:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 children.clear()
+                for fd in inits.values():
+                    os.close(fd)
+                inits.clear()
                 return
             if pid == 0:
                 return
@@ -117,26 +120,33 @@ def serve(control_fd: int) -> None:
             # back to its own namespace for its next children. Without the privilege the child makes the
             # namespace itself and stays outside it as a relay (spawn._child_setup).
             new_ns = False
+            status_r, status_w = os.pipe() if plan.pid_ns else (-1, -1)  # an init writes the bot's exact status
             if plan.pid_ns:
                 try:
                     _sys.unshare(_sys.CLONE_NEWPID)
                     new_ns = True
                 except OSError:
                     pass
-            status_r, status_w = os.pipe() if new_ns else (-1, -1)  # the init writes the bot's exact status
             try:
                 pid = os.fork()
                 if pid == 0:
                     outer = request["outer"]
                     for kept in (statuses, children, inits, request):  # earlier bots' pids and statuses
                         kept.clear()
-                    _child(plan, fds, outer, self_fd, status_w)  # never returns
+                    _child(plan, fds, outer, self_fd, status_w if new_ns else -1)  # never returns
+            except BaseException:
+                if status_r >= 0:
+                    os.close(status_r)
+                raise
             finally:
                 if new_ns:
                     _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
+                if status_w >= 0:
                     os.close(status_w)
             if new_ns:
                 inits[pid] = status_r
+            elif status_r >= 0:  # the child makes its namespace itself: its relay reads the init's pipe
+                os.close(status_r)
             children.add(pid)
             list(map(os.close, fds))  # no loop variable: a later child would see it among this frame's locals
             answer({"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
