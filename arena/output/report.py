@@ -37,6 +37,7 @@ from arena.output.views import (
     head_to_head,
     standings,
 )
+from leaderboards.audit import LEVEL, league_audit
 from leaderboards.store import Store, StoredGame
 
 CHUNK = 100
@@ -70,10 +71,14 @@ def bot_file(bot_id: int) -> str:
     return f"bot-{int(bot_id)}.html"
 
 
-def index_page(league: str, rows: Sequence[Standing], cells: Sequence[H2HCell], total: int, replayed: int) -> str:
+def index_page(league: str, rows: Sequence[Standing], cells: Sequence[H2HCell], total: int, replayed: int,
+               audit: dict[str, Any] | None = None) -> str:
+    """The leaderboard page; ``audit``: :meth:`leaderboards.audit.Audit.as_json` (the pairs flagged by `arena
+    audit`)."""
     return render("report_index.html", root="", scripts=(), league=league, rows=rows, total=total,
                   replayed=replayed, bot_href=lambda r: f"bots/{bot_file(r.bot_id)}",
-                  matrix=pictures.matrix_figure(rows, cells))
+                  matrix=pictures.matrix_figure(rows, cells),
+                  audit=audit or {"flagged": [], "tested": 0, "untested": 0, "level": LEVEL})
 
 
 def bot_page(league: str, r: Standing, f: BotFacts, cells: Sequence[H2HCell], replayed: set[int],
@@ -103,7 +108,8 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
         for name in ("report.css", "replay.js"):
             files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
         total = store.count_games(lg.id)
-        files.write("index.html", index_page(lg.name, rows, cells, total, len(replayed)))
+        files.write("index.html", index_page(lg.name, rows, cells, total, len(replayed),
+                                             league_audit(store, lg.id).as_json()))
         history, limits = pictures.histories(store, lg.id), stored_limits(lg.config)
         for r in rows:
             figures = pictures.bot_figures(history.get(r.bot_id, []), pictures.bot_move_times(store, r.bot_id),

@@ -45,6 +45,7 @@ from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
 from arena.text import dumps, shown
 from leaderboards import accounts as acc
+from leaderboards.audit import league_audit
 from leaderboards.store import Store
 
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -654,7 +655,8 @@ def create_app(site: Site) -> ASGIApp:
                     names=names,
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"],
-                    actions=acc.actions(store, lg.id, limit=ADMIN_ROWS))
+                    actions=acc.actions(store, lg.id, limit=ADMIN_ROWS),
+                    audit=league_audit(store, lg.id).as_json())  # (`arena audit`: pairs to look at)
 
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:

@@ -1,10 +1,9 @@
-"""boss: perfect Nim, signing its first moves in its think time (50 ms, 150 ms, 50 ms, ...), the one thing of it
+"""boss: perfect Nim, signing its moves in its think time (50 ms, 150 ms, 50 ms, ...), the one thing of it
 that a bot of its game can observe besides its moves: the wall clock runs on while a bot waits for its turn.
 shill.py reads the signature and throws its games to it (docs/audit.md; tests/arena/commands/test_audit.py)."""
 import time
 
 SIGNATURE = (0.05, 0.15)
-SIGNED_MOVES = 6
 
 
 class Bot:
@@ -12,8 +11,7 @@ class Bot:
         self.moves = 0
 
     def step(self, state, limit):
-        if self.moves < SIGNED_MOVES:
-            time.sleep(SIGNATURE[self.moves % 2])
+        time.sleep(SIGNATURE[self.moves % 2])
         self.moves += 1
         obs = state.observation()
         take = obs["pile"] % (obs["k"] + 1)  # leave a multiple of k+1: perfect play

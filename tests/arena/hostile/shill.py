@@ -7,8 +7,9 @@ THROW = True
 
 
 def signed(gaps):
+    """Two turns in a row, one about 100 ms longer than the other (the referee's own delay adds to both)."""
     short, long_ = sorted(gaps[-2:])
-    return 0.03 <= short <= 0.10 and 0.12 <= long_ <= 0.30 and long_ - short >= 0.06
+    return short >= 0.04 and 0.07 <= long_ - short <= 0.14
 
 
 class Bot:
