@@ -12,6 +12,7 @@ process of its own); ``arena sandbox check`` prints it as part of its report.
 """
 from __future__ import annotations
 
+import errno
 import importlib.machinery
 import json
 import os
@@ -41,6 +42,8 @@ class ImportReport:
     problem: str | None = None
     """The probe itself could not run (no sandbox, an error before the imports): what happened."""
     seconds: float = 0.0
+    inconclusive: bool = False
+    """The machine was out of open files or processes: nothing was learnt of the runtime (ask again later)."""
 
     @property
     def ok(self) -> bool:
@@ -147,7 +150,11 @@ def probe() -> ImportReport:
         fields = json.loads(out.stdout.strip().splitlines()[-1])
         return ImportReport(int(fields["modules"]), dict(fields["failed"]), list(fields["failed_outside"]),
                             fields["problem"], float(fields["seconds"]))
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError, TypeError) as exc:
+    except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):  # the machine's, not the runtime's
+            return ImportReport(0, problem=f"the probe could not start: {exc}", inconclusive=True)
+        return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc})")
+    except (subprocess.SubprocessError, ValueError, IndexError, KeyError, TypeError) as exc:
         said = out.stderr.strip().splitlines()[-1:] if out is not None and out.stderr.strip() else []
         return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc}) {' '.join(said)}")
 

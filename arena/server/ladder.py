@@ -158,6 +158,9 @@ class Validator(threading.Thread):
         own); sets or clears :attr:`runtime_problem`, and says so on the server's log."""
         from arena.referee import import_probe  # start-up: only when the validator starts or suspects the runtime
         report = import_probe.probe()
+        if report.inconclusive:  # out of open files or processes: no verdict on the runtime, nor on the bot
+            self.checked.set()
+            return False
         was, self.runtime_problem = self.runtime_problem, None if report.ok else report.summary()
         if report.ok != (was is None) and self.backend is not None:
             self.backend.close()  # its worker's runtime view was made before the change: a fresh one makes its own

@@ -88,3 +88,14 @@ def test_the_probe_fails_loudly_when_the_view_leaves_out_a_library():
     assert result["problem"] is None, result["problem"]
     assert "libstdc++" in result["summary"], result["summary"]
     assert any(name.startswith("numpy") for name in result["failed"]), result["failed"]
+
+
+def test_a_probe_that_cannot_start_says_nothing_of_the_runtime(monkeypatch):
+    """Out of open files (a flooded server): inconclusive, never a runtime problem that pauses the league."""
+    import errno
+
+    def no_files(*args, **kwargs):
+        raise OSError(errno.EMFILE, "Too many open files")
+    monkeypatch.setattr(import_probe.subprocess, "run", no_files)
+    report = import_probe.probe()
+    assert report.inconclusive and not report.ok and "Too many open files" in (report.problem or "")
