@@ -131,3 +131,20 @@ def test_bots_the_rest_of_the_field_does_not_place_are_not_judged():
 
 def test_no_games_no_pairs():
     assert audit([]).as_json() == {"flagged": [], "tested": 0, "untested": 0, "level": LEVEL}
+
+
+def test_a_large_league_screens_pairs_on_one_fit_and_refits_the_close_ones(monkeypatch):
+    """Past SCREEN_PAIRS pairs each pair is first tested on a one-step update of the whole league's fit; the flags
+    are the ones a refit of every pair gives (pairs near the threshold are refitted exactly)."""
+    import leaderboards.audit as audit_module
+    rng = np.random.default_rng(7)
+    leagues = [two_player(rng.normal(0, 0.5, 12), 24, rng, thrown=(2, 5)), two_player(rng.normal(0, 1, 12), 12, rng)]
+    screened = [audit(g) for g in leagues]
+    assert screened[0].tested + screened[0].untested == 66 > audit_module.SCREEN_PAIRS
+    monkeypatch.setattr(audit_module, "SCREEN_PAIRS", 10 ** 9)
+    refitted = [audit(g) for g in leagues]
+    assert [f.bots for f in screened[0].flagged][:1] == [(2, 5)], screened[0]
+    for s, r in zip(screened, refitted):
+        assert [f.bots for f in s.flagged] == [f.bots for f in r.flagged], (s, r)
+        assert [f.p for f in s.flagged] == pytest.approx([f.p for f in r.flagged])
+        assert (s.tested, s.untested) == (r.tested, r.untested)
