@@ -97,10 +97,11 @@ def run(quick: bool = False) -> Iterable[Record]:
         base = f"http://127.0.0.1:{port}"
         proc = subprocess.Popen([arena, "serve", "--league", "l.toml", "--port", str(port)], cwd=work,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.time() + 60
-        while True:
+        deadline = time.time() + 120
+        while True:  # up, and its league's bots entered (the first pass waits for the sandbox runtime's check)
             try:
                 _get(base + "/api/leaderboard")
+                _get(base + "/bots/1")
                 break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
