@@ -169,6 +169,12 @@ def test_every_page_works_at_phone_width(tmp_path):
                       const r = el.getBoundingClientRect();
                       if (r.right > W + 1 && !boxed(el)) out.push(el.tagName + '#' + el.id + ' ends at ' + r.right);
                     }
+                    for (const th of document.querySelectorAll('th')) {  // a one-word heading is never cut in two
+                      const word = th.textContent.trim(), range = document.createRange();
+                      range.selectNodeContents(th);
+                      const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                      if (word && !/\\s/.test(word) && lines.size > 1) out.push('heading cut: ' + word);
+                    }
                     return out;""")
                 if found:
                     problems[f"{who} {path}"] = found
