@@ -37,12 +37,12 @@ def audit(league_name: str | None, db: str | None, scope: str | None, as_json: b
 def print_audit(found: Audit, league: str) -> None:
     console = out_console()
     rows = found.as_json()["flagged"]
-    summary = (f"{found.tested} pairs tested at family-wise level {found.level:g}"
+    summary = (f"{_pairs(found.tested)} tested at family-wise level {found.level:g}"
                + (f"; {found.untested} not placed by the rest of the field (not tested)" if found.untested else ""))
     if not rows:
         console.print(f"{shown(league)}: no pair flagged ({summary})", soft_wrap=True, markup=False, highlight=False)
         return
-    grid(console, f"{shown(league)}: {len(rows)} pair(s) flagged, worst first ({summary})",
+    grid(console, f"{shown(league)}: {_pairs(len(rows))} flagged, worst first ({summary})",
          [("bot", "left"), ("against", "left"), ("games", "right"), ("score", "right"), ("expected", "right"),
           ("p", "right")],
          [[shown(r["bots"][0]), shown(r["bots"][1]), str(r["games"]), f"{r['score']:g}", f"{r['expected']:.1f}",
@@ -50,3 +50,7 @@ def print_audit(found: Audit, league: str) -> None:
     console.print("score: the first bot's score against the second (wins, draws half) in the games both played; "
                   "expected: what their games against everyone else predict; p: corrected for the pairs tested",
                   soft_wrap=True, markup=False, highlight=False, style="dim")
+
+
+def _pairs(n: int) -> str:
+    return f"{n} pair" if n == 1 else f"{n} pairs"
