@@ -228,9 +228,17 @@ def document(store: Store, league: League, scope: str = ALL, *, include_retired:
 
 # -- a bot's page and the game list ------------------------------------------------------------------------------
 def result_text(g: StoredGame) -> str:
-    """``alice +1, bob -1 (timeout)``: each player's return, with its termination when it was not normal."""
-    return ", ".join(f"{p} {r:+g}" + ("" if t == "normal" else f" ({t})")
-                     for p, r, t in zip(g.players, g.returns, g.terminations))
+    """``alice won: alice +1, bob -1 (timeout)``: who won (``draw``; ``alice & bob drew``), then each player's
+    return, with its termination when it was not normal."""
+    returns = ", ".join(f"{p} {r:+g}" + ("" if t == "normal" else f" ({t})")
+                        for p, r, t in zip(g.players, g.returns, g.terminations))
+    if not g.returns:
+        return returns
+    results = seat_results(g.returns)
+    best = [p for p, r in zip(g.players, results) if r != "loss"]
+    said = "draw" if len(best) == len(g.returns) else \
+        f"{' & '.join(best)} {'won' if len(best) == 1 else 'drew'}"
+    return f"{said}: {returns}"
 
 
 @dataclass(frozen=True)
@@ -343,7 +351,7 @@ class GameEntry:
     wall_times: list[float]
     duration: float
     result: str
-    """``alice +1, bob -1 (timeout)`` (:func:`result_text`)."""
+    """``alice won: alice +1, bob -1 (timeout)`` (:func:`result_text`)."""
 
 
 def game_entry(g: StoredGame) -> GameEntry:

@@ -396,3 +396,16 @@ def test_the_source_view_of_a_comp424_checkout_starts_at_the_agent_file():
     assert not any(f.main for f in files[1:]) and ENTRY in [f.path for f in files]
     hand_in = source_files(take_agent(FIXTURES / "handin", max_bytes=MB))
     assert hand_in[0].path == "student_agent.py" and hand_in[0].main
+
+
+def test_a_replay_says_who_won(site):
+    c = logged_in(site, "alice")
+    if not re.search(r'class="sub-accepted"', c.get("/me")[2]):
+        assert upload(c, "alice.py", PLAIN.encode())[0] == 303
+        c.wait(site["tokens"]["alice"], submission_ids(c)[0], {"accepted"})
+    wait_idle(site["work"])
+    game = re.search(r'<a href="/games/(\d+)">', c.get("/me")[2])
+    assert game
+    data = c.get(f"/games/{game.group(1)}/replay-data.js")[2]
+    result = re.search(r'"result": ?"([^"]*)"', data)
+    assert result and re.match(r"(draw|.+ won|.+ drew): ", result.group(1)), data[:300]
