@@ -148,3 +148,15 @@ def test_a_large_league_screens_pairs_on_one_fit_and_refits_the_close_ones(monke
         assert [f.bots for f in s.flagged] == [f.bots for f in r.flagged], (s, r)
         assert [f.p for f in s.flagged] == pytest.approx([f.p for f in r.flagged])
         assert (s.tested, s.untested) == (r.tested, r.untested)
+
+
+def test_the_tails_are_exact_binomial_sums_when_the_strengths_are_known():
+    import math
+
+    from leaderboards.audit import _WEIGHTS, _tails, _win_chances
+    q = _win_chances(0.4, 0.0)  # no uncertainty: every node is the same chance
+    p = 1 / (1 + math.exp(-0.4))
+    for k, n in ((12, 12), (3, 12), (0, 5), (7, 20)):
+        upper, lower = _tails(k, n, q, _WEIGHTS)
+        exact = [math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(n + 1)]
+        assert upper == pytest.approx(sum(exact[k:]), rel=1e-9) and lower == pytest.approx(sum(exact[:k + 1]), rel=1e-9)
