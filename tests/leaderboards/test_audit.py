@@ -160,3 +160,29 @@ def test_the_tails_are_exact_binomial_sums_when_the_strengths_are_known():
         upper, lower = _tails(k, n, q, _WEIGHTS)
         exact = [math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(n + 1)]
         assert upper == pytest.approx(sum(exact[k:]), rel=1e-9) and lower == pytest.approx(sum(exact[:k + 1]), rel=1e-9)
+
+
+def measure() -> None:
+    """docs/audit.md's tables: false-alarm rates and power at full size (``python -m tests.leaderboards.test_audit``;
+    about 10 minutes on 2 cores)."""
+    cases = [(4, 12, 1.0, 1000), (8, 12, 1.0, 300), (16, 12, 1.0, 100), (6, 4, 2.0, 500), (4, 40, 0.3, 500)]
+    for bots, games, spread, leagues in cases:
+        rate = false_alarms(lambda rng, b=bots, g=games, s=spread: two_player(rng.normal(0, s, b), g, rng), leagues,
+                            11)
+        print(f"false alarms, 2 players, {bots} bots, {games} games a pairing, spread {spread}: {rate:.1%} of "
+              f"{leagues} leagues", flush=True)
+    rate = false_alarms(lambda rng: tables(rng.normal(0, 1.0, 6), 4, 12, rng), 200, 11)
+    print(f"false alarms, 4-player tables, 6 bots, 12 games a table: {rate:.1%} of 200 leagues", flush=True)
+    for games in (12, 24):
+        rng = np.random.default_rng(5)
+        found = [audit(two_player([0.0] * 8, games, rng, thrown=(0, 1))).flagged for _ in range(100)]
+        print(f"power, 8 equal bots, {games} games thrown: the pair flagged first in "
+              f"{sum(bool(f) and set(f[0].bots) == {0, 1} for f in found)} of 100 leagues", flush=True)
+    rng = np.random.default_rng(6)
+    found = [audit(tables([0.0] * 6, 4, 12, rng, gang=(0, 1), boost=1.0)).flagged for _ in range(50)]
+    print(f"power, a gang 1.0 stronger at 4-player tables: flagged in "
+          f"{sum(bool(f) and set(f[0].bots) == {0, 1} for f in found)} of 50 leagues", flush=True)
+
+
+if __name__ == "__main__":
+    measure()
