@@ -15,6 +15,7 @@ files; ``connect-src 'self'``), ``X-Content-Type-Options: nosniff``, ``Referrer-
 """
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 import time
@@ -267,7 +268,7 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         return 403, {"error": f"submissions closed at the deadline "
                               f"{_templates.filters['when'](site.config.deadline)}"}
     if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-        return 429, {"error": over_the_rate(site, store, account, now)}
+        return 429, over_the_rate(site, store, account, now)
     try:
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
@@ -277,7 +278,7 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         return 409, {"error": withdrawn_line(withdrawn)}
     with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
         if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-            return 429, {"error": over_the_rate(site, store, account, now)}
+            return 429, over_the_rate(site, store, account, now)
         same = acc.same_upload(store, account.id, snapshot.digest)
         sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200],
                                  snapshot)
@@ -294,14 +295,16 @@ def identical_line(store: Store, same: acc.Submission) -> str:
     return f"identical to your submission #{same.id} ({became}): the same files, validated again"
 
 
-def over_the_rate(site: Site, store: Store, account: acc.Account, now: float) -> str:
-    """The 429's line: the limit, and when the oldest upload of the last hour leaves the window."""
+def over_the_rate(site: Site, store: Store, account: acc.Account, now: float) -> dict[str, Any]:
+    """The 429's document: its line (the limit, and when the oldest upload of the last hour leaves the window)
+    and ``retry_after``, the seconds until then (also the answer's ``Retry-After``)."""
     limit = site.config.max_submissions_per_hour
     times = acc.submission_times(store, account.id, now - 3600)
     after = times[len(times) - limit] + 3600 if len(times) >= limit else now
     clock = datetime.fromtimestamp(after, UTC).strftime("%H:%M:%S")
     wait = max(1, round((after - now) / 60))
-    return f"at most {limit} submissions an hour; try again after {clock} UTC (in {wait} min)"
+    return {"error": f"at most {limit} submissions an hour; try again after {clock} UTC (in {wait} min)",
+            "retry_after": max(1, math.ceil(after - now))}
 
 
 @dataclass(frozen=True)
@@ -611,7 +614,8 @@ def create_app(site: Site) -> ASGIApp:
             return error(400, "send the bot as the multipart field `file` (a .py or a .zip)")
         account = v.account
         status, doc = await run_in_threadpool(lambda: queue_upload(site, site.store(), account, *upload))
-        return JSONResponse(doc, status_code=status)
+        wait = {"retry-after": str(doc["retry_after"])} if "retry_after" in doc else None
+        return JSONResponse(doc, status_code=status, headers=wait)
 
     def revoked_bearer(request: Request) -> acc.Account | None:
         header = request.headers.get("authorization", "")
