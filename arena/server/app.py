@@ -49,6 +49,8 @@ from leaderboards import accounts as acc
 from leaderboards.audit import league_audit
 from leaderboards.store import Store
 
+AUDIT_EVERY = 60.0
+"""Seconds between two audits of the league for /admin while games come in (leaderboards/audit.py)."""
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "
        "form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
@@ -643,6 +645,18 @@ def create_app(site: Site) -> ASGIApp:
         return Response(dumps(doc, indent=2) + "\n", media_type="application/json")
 
     # -- organisers -----------------------------------------------------------------------------------------
+    audited: dict[str, Any] = {}
+    audit_lock = threading.Lock()
+
+    def pairs_to_look_at(store: Store, league_id: int) -> dict[str, Any]:
+        """`arena audit`'s findings, computed again when games were added and AUDIT_EVERY seconds have passed (a
+        fit per pair of bots: seconds for a big league, not for every view while the ladder plays)."""
+        games = store.count_games(league_id)
+        with audit_lock:
+            if "doc" not in audited or (audited["games"] != games and time.monotonic() - audited["at"] >= AUDIT_EVERY):
+                audited.update(doc=league_audit(store, league_id).as_json(), games=games, at=time.monotonic())
+            return {**audited["doc"], "games": audited["games"]}
+
     def admin_page(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:
             return not_found(v, site)
@@ -660,7 +674,7 @@ def create_app(site: Site) -> ASGIApp:
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"],
                     actions=acc.actions(store, lg.id, limit=ADMIN_ROWS),
-                    audit=league_audit(store, lg.id).as_json())  # (`arena audit`: pairs to look at)
+                    audit=pairs_to_look_at(store, lg.id))
 
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:

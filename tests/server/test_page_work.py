@@ -288,3 +288,30 @@ def test_a_bots_games_are_paged_newest_first(tmp_path):
         assert client.request(f"/bots/{me}?before=abc")[0] == 200  # (not an id: the first page)
     finally:
         client.close()
+
+
+def test_admin_audits_the_league_again_only_once_games_were_added(tmp_path, monkeypatch):
+    """/admin's "Pairs to look at" is `arena audit` (a fit per pair of bots): a repeat view fits nothing, and new
+    games are audited at most once every AUDIT_EVERY seconds."""
+    from arena.server import app as app_module
+    config, _ = league_of(tmp_path, 100)
+    calls: list[int] = []
+    real = app_module.league_audit
+    monkeypatch.setattr(app_module, "league_audit", lambda *a, **k: calls.append(1) or real(*a, **k))
+    client = organiser_client(config)
+    try:
+        for _ in range(3):
+            code, _, text = client.request("/admin")
+            assert code == 200 and "as of 120 games" in text and 'id="audit-flags"' in text, text[-3000:]
+        assert len(calls) == 1
+        with ledger.open_store(tmp_path / "bots.sqlite") as store:
+            league = store.find_league("pages")
+            ids = {b.name: b.id for b in store.bots(league.id)}
+            rng = random.Random(6)
+            store.record_games(league.id, [("900000|nim|me.c|0", "nim", 900, [ids["me"], ids["c"]],
+                                            make_record(rng.choice(playouts("nim", 1, 4, rng)), ["me", "c"], rng))])
+        assert "as of 120 games" in client.request("/admin")[2] and len(calls) == 1  # (within AUDIT_EVERY)
+        monkeypatch.setattr(app_module, "AUDIT_EVERY", 0.0)
+        assert "as of 121 games" in client.request("/admin")[2] and len(calls) == 2
+    finally:
+        client.close()
