@@ -146,7 +146,8 @@ def test_submit_validates_enters_and_the_next_run_plays_only_its_games(league, t
         assert {b: (r.mu, r.sigma) for b, r in ledger.recompute_ratings(store, 1).items()} == stored
 
 
-@pytest.mark.parametrize("source,reason", [(SYNTAX_ERROR_BOT, "syntax error in broken.py, line 2"), (RAISING_BOT, "crash")])
+@pytest.mark.parametrize("source,reason", [(SYNTAX_ERROR_BOT, "syntax error in broken.py, line 2"),
+                                           (RAISING_BOT, "crash")])
 def test_submit_refuses_a_broken_bot_with_the_reason(league, tmp_path, source, reason):
     d, _, _ = league
     write(tmp_path / "broken.py", source)

@@ -52,7 +52,8 @@ def test_the_head_to_head_matrix_shows_its_numbers_and_labels_unclipped_in_a_bro
             for (const t of svg.querySelectorAll('text')) {
               const r = t.getBoundingClientRect();
               if (r.left < s.left - 0.5 || r.right > s.right + 0.5 || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5)
-                out.push(['outside', t.textContent, r.left - s.left, s.right - r.right, r.top - s.top, s.bottom - r.bottom]);
+                out.push(['outside', t.textContent, r.left - s.left, s.right - r.right, r.top - s.top,
+                          s.bottom - r.bottom]);
             }
             const numbers = [...svg.querySelectorAll('text.score')];
             for (const t of numbers) {

@@ -22,7 +22,7 @@ from tests.league_files import league_toml
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(bool(check.missing_mandatory()),
                                  reason=f"mandatory sandbox layers missing: {check.missing_mandatory()}")]
-STALLER = '''"""Never ends the game when it can help it: a move after which the game goes on, the highest such action."""
+STALLER = '''"""Never ends the game when it can help it: a move after which the game goes on (the highest)."""
 
 
 class Bot:
