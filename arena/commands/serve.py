@@ -61,12 +61,12 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
 
     def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:
         site.entered, site.wake, site.base = entered, validator.wake.set, store
+        site.problems = lambda: [validator.runtime_problem] if validator.runtime_problem else []
         web.start()
         bound = listener.getsockname()
         click.echo(f"arena serve: league {shown(cfg.name)} on http://{shown(bound[0])}:{bound[1]}/ (store "
                    f"{shown(path)}); Ctrl-C stops", err=True)
 
-        site.problems = lambda: [validator.runtime_problem] if validator.runtime_problem else []
     try:
         summary = run_ladder(cfg, path, concurrency=concurrency, started=started)
     finally:
