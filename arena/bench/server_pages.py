@@ -39,6 +39,7 @@ def _big_bot(rng: random.Random, kb: int) -> bytes:
 def make_site(work: Path, versions: int, games: int) -> tuple[Any, int]:
     """A store with ``games`` rated games of 12 built-in bots, one student with ``versions`` versions and
     :data:`STUDENTS` more with one; returns (the league file's config, a built-in bot's id)."""
+    # start-up: the synthetic store's builder only when measuring
     from arena.bench.scale_dashboard import LEAGUE, synthetic_store
     from arena.league.config import load_config
     from leaderboards import accounts as acc
@@ -72,7 +73,7 @@ class Served:
     """The application's :class:`arena.server.app.Site`, when the caller keeps it here."""
 
     def __init__(self, app: Any) -> None:
-        import socket
+        import socket  # start-up: only for the HTTP measurement
         import threading
         import urllib.request
 
@@ -94,7 +95,7 @@ class Served:
     def request(self, path: str, data: dict[str, str] | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
         """(status, headers (lower-case names), body) of a GET, or of a form POST when ``data`` is given."""
-        import urllib.error
+        import urllib.error  # start-up: only for the HTTP measurement
         import urllib.parse
         import urllib.request
         body = urllib.parse.urlencode(data).encode() if data is not None else None
@@ -118,7 +119,7 @@ class Served:
 
 def organiser_client(config: Any) -> Served:
     """The application served in this process, logged in as ``prof`` (through the login form)."""
-    from arena.server.app import Site, create_app
+    from arena.server.app import Site, create_app  # start-up: the web stack only when measuring
     from leaderboards import accounts as acc
     from leaderboards.store import Store
 
@@ -139,7 +140,7 @@ def organiser_client(config: Any) -> Served:
 
 def measure(get: Callable[[], Any], repeats: int) -> dict[str, float]:
     """Median and worst seconds of ``repeats`` calls (after one untimed call), and the snapshot reads of one."""
-    from leaderboards.store import Store
+    from leaderboards.store import Store  # start-up: the store only when measuring
 
     get()
     reads = [0]
