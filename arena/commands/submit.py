@@ -64,7 +64,8 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":
             raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")
-        problem = validate(snapshot, league.config, store.chance_key(league.id), reference_bots(store, league.id))
+        problem = validate(snapshot, league.config, store.chance_key(league.id), reference_bots(store, league.id),
+                           league_book(league.config))
         if problem:
             raise BotRefused(f"bot {name!r} refused: {problem}")
         bot, new = store.upsert_bot(league.id, name, origin="submit", snapshot=snapshot, reactivate=True)
@@ -77,8 +78,21 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
                f"run `arena league run` on the league file to play its games")
 
 
+def league_book(config: dict[str, Any]) -> Any:
+    """The league's openings book when it is a file (the store keeps only its name and size): read again from the
+    league file the store names, so validation starts from the league's openings too; None when unreadable (then
+    validation plays from the start: docs/leagues.md says so)."""
+    if not (config.get("openings") or {}).get("file") or not config.get("path"):
+        return None
+    from arena.league.config import load_config  # start-up: the league schema only for a league with a book file
+    try:
+        return load_config(config["path"]).openings
+    except ArenaError:
+        return None
+
+
 def validate(snapshot: Snapshot, config: dict[str, Any], key: bytes | None = None,
-             opponents: list[str] | None = None) -> str | None:
+             opponents: list[str] | None = None, book: Any = None) -> str | None:
     """Plays, for each league game, one game from every seat against the league's reference bots through the
     referee, as league games are played (:mod:`arena.submissions.validation`: a league plays every seat, so
     validation does; nothing a bot sees tells the two apart).
@@ -89,4 +103,4 @@ def validate(snapshot: Snapshot, config: dict[str, Any], key: bytes | None = Non
     # start-up: the sandboxed validation only when asked
     from arena.submissions.validation import validate as play_validation
     return play_validation(f"file:{snapshot.digest}", snapshot.name, {snapshot.digest: snapshot}, config, key=key,
-                           opponents=opponents or ())
+                           opponents=opponents or (), book=book)

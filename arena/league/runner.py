@@ -25,7 +25,7 @@ from arena.adapters.comp424 import DEFAULT_AGENT, take_agent
 from arena.errors import ConfigError
 from arena.league import workers
 from arena.league.config import LeagueConfig
-from arena.league.schedule import Fixture, league_schedule
+from arena.league.schedule import Fixture, keyed_seed, league_schedule
 from arena.league.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
 from arena.limits import Limits
 from arena.results.records import GameRecord
@@ -147,9 +147,12 @@ def missing(fixtures: list[Fixture], stored: Iterable[str]) -> list[Fixture]:
 
 
 def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chance_key: bytes | None = None,
-              snapshots: dict[int, Snapshot] | None = None, limits: dict[bool, Limits] | None = None) -> Task:
+              snapshots: dict[int, Snapshot] | None = None, limits: dict[bool, Limits] | None = None,
+              keyed: bool = False) -> Task:
     """The task of one fixture; ``snapshots`` holds each file bot's snapshot by bot id, ``limits`` the league's
-    limits by ``trusted`` (:func:`task_limits`; computed here when not given)."""
+    limits by ``trusted`` (:func:`task_limits`; computed here when not given); ``keyed``: the game's seed (and so
+    its opening) is the fixture's under the chance key (:func:`keyed_seeds`)."""
+    seed = keyed_seed(chance_key, fixture.seed) if keyed and chance_key is not None else fixture.seed
     files = {}
     specs = []
     for bot_id in fixture.seats:
@@ -162,9 +165,27 @@ def make_task(fixture: Fixture, bots: dict[int, Bot], config: LeagueConfig, chan
     file_bots = [bots[b] for b in fixture.seats if bots[b].kind == "file"]
     trusted = config.limits.trusted or (bool(file_bots) and all(b.trusted for b in file_bots))
     return Task(fixture.key, fixture.game, fixture.round, fixture.seats, tuple(specs),
-                tuple(bots[b].label for b in fixture.seats), fixture.seed, (limits or task_limits(config))[trusted],
+                tuple(bots[b].label for b in fixture.seats), seed, (limits or task_limits(config))[trusted],
                 config.on_failure, files, chance_key,
-                config.openings.opening(fixture.game, fixture.seed, fixture.round) if config.openings else ())
+                config.openings.opening(fixture.game, seed, fixture.round) if config.openings else ())
+
+
+SEEDS_KEYED = {"seeds": "keyed"}
+"""Marks a stored league config whose games are seeded under the league's key (:func:`keyed_seeds`)."""
+
+
+def stored_config(store: Store, config: LeagueConfig) -> dict[str, Any]:
+    """The league's config as the store keeps it (:meth:`LeagueConfig.to_dict`), with :data:`SEEDS_KEYED` for a
+    league that seeds its games under its key: every league created since, and never one that stored a game
+    before (its rounds keep the seeds their first games had: duplicate seeds stay duplicates)."""
+    existing = store.league(config.name)
+    keyed = existing is None or existing.config.get("seeds") == "keyed" or store.count_games(existing.id) == 0
+    return config.to_dict() | (SEEDS_KEYED if keyed else {})
+
+
+def keyed_seeds(store: Store, league_id: int) -> bool:
+    """Whether the league's games are seeded under its secret key (:func:`stored_config`)."""
+    return any(lg.id == league_id and lg.config.get("seeds") == "keyed" for lg in store.leagues())
 
 
 def task_limits(config: LeagueConfig) -> dict[bool, Limits]:
@@ -225,7 +246,7 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
         raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
                           f"says {config.seed}; stored games keep their seeds, so use a new league name or "
                           "database for a new seed")
-    league = store.ensure_league(config.name, config.to_dict())
+    league = store.ensure_league(config.name, stored_config(store, config))
     entered: list[Bot] = []
     sync_bots(store, league.id, config, snapshots, entered)
     del snapshots  # the store keeps them now; the writer loads the ones it plays
@@ -339,6 +360,7 @@ class _Writer:
         self.low = 0  # todo[low] is the first fixture that may still be outstanding
         self.on_probation = {b.id for b in bots.values() if b.status == "probation"}
         self.chance_key = store.chance_key(league_id)  # the league's secret: the same for every game and resume
+        self.keyed = keyed_seeds(store, league_id)
         self.snapshots: dict[int, Snapshot] = {}
         self.in_flight = 0  # handed to the backend, no result yet: what a stop abandons
         self.limits = task_limits(config)
@@ -361,7 +383,7 @@ class _Writer:
             self.in_flight += 1
             self.summary.in_flight = self.in_flight
             yield make_task(fixture, self.bots, self.config, self.chance_key, self.snapshots_of(fixture.seats),
-                            self.limits)
+                            self.limits, self.keyed)
 
     def snapshots_of(self, seats: tuple[int, ...]) -> dict[int, Snapshot]:
         """The snapshots of the file bots among ``seats`` (each read from the store once)."""

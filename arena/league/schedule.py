@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import hmac
 import itertools
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -49,6 +50,15 @@ class Fixture(NamedTuple):
 def game_seed(base_seed: int, game: str, round_: int) -> int:
     """The duplicate seed shared by every game of ``game`` in ``round_`` (0 .. 2**62-1)."""
     digest = hashlib.sha256(f"{base_seed}|{game}|{round_}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2
+
+
+def keyed_seed(key: bytes, seed: int) -> int:
+    """The seed a game of a keyed league is played with (0 .. 2**62-1): ``seed`` (:func:`game_seed`, which anyone
+    who knows the league file's seed can compute) under the league's secret chance key, so a bot cannot tell a
+    league game from a validation game by its seed (validation draws its seeds from the same key). The same
+    ``seed`` gives the same keyed seed: duplicate seeds stay duplicates."""
+    digest = hmac.new(key, f"game-seed|{seed}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 2
 
 

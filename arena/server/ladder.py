@@ -210,7 +210,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
         with league_runner._stop_on_signals(), lock.acquire(db, "arena serve"), Store.open(db, create=True) as store, \
                 worker_files():
             snapshots = league_runner.take_snapshots(config)
-            league = store.ensure_league(config.name, config.to_dict())
+            league = store.ensure_league(config.name, league_runner.stored_config(store, config))
             acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
             validator = Validator(store, config, league.id, entered)
             validator.start()
