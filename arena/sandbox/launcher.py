@@ -57,6 +57,23 @@ def warm_up() -> None:
         pass
 
 
+def game_cpu() -> int | None:
+    """The CPU a game's bots run on: the referee's own when it is pinned to one (a league worker), else the one
+    its thread runs on now (the scheduler spreads referees over the CPUs). A game is a ping-pong between the
+    referee and one bot at a time, so one CPU serves it. None where affinity cannot be read."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    allowed = os.sched_getaffinity(0)
+    if len(allowed) == 1:
+        return next(iter(allowed))
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/stat") as f:
+            now = int(f.read().rsplit(")", 1)[1].split()[36])  # field 39, "processor": last CPU it ran on
+    except (OSError, ValueError, IndexError):
+        now = min(allowed)
+    return now if now in allowed else min(allowed)
+
+
 class Sandbox:
     """Per-game launcher: knows the active layers, derives rlimits from the Limits and starts bots."""
 
@@ -73,6 +90,9 @@ class Sandbox:
         self.use_seccomp = isolate and check.active("seccomp")
         caps = cgroups.probe()
         self.use_cgroups = isolate and (caps.memory is not None or caps.kill or caps.freeze is not None)
+        self.cpu = game_cpu() if isolate else None
+        """The one CPU every bot of this game runs on: what a bot sees of the machine's CPUs is the same in every
+        game (a league's pinned workers, validation, a match), so it cannot tell them apart by it."""
 
     def active_layers(self) -> list[str]:
         """Names of the layers every bot of this sandbox gets."""
@@ -125,11 +145,13 @@ class Sandbox:
             if self.use_cgroups:
                 with _lock:
                     name = f"bot-{os.getpid()}-{next(_counter)}"
-                group = BotCgroup.create(name, self.limits.memory_mb << 20, self.limits.max_processes)
+                group = BotCgroup.create(name, self.limits.memory_mb << 20, self.limits.max_processes,
+                                         None if self.cpu is None else {self.cpu})
             bot_path = os.path.abspath(bot["path"]) if bot["kind"] == "file" else None
             plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_path,
                                    group.join_paths() if group else [],
                                    self.rlimits(bool(group and group.memory)))
+            plan.cpu = self.cpu
             proc: Any = None  # a Popen or a zygote.ZygoteChild (same interface)
             if zygote.enabled():
                 try:

@@ -26,7 +26,7 @@ from arena.errors import (
     ProtocolError,
 )
 from arena.limits import Limits
-from arena.sandbox import cgroups, failures, protocol
+from arena.sandbox import failures, protocol
 from arena.sandbox.channel import STDERR_KEEP, Channel
 from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT, GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
 from arena.sandbox.handle import ProcessHandle
@@ -95,7 +95,8 @@ class BotProcess:
                 bot_msg["path"] = os.path.join(plan.bot_dir_inside, os.path.basename(bot["path"]))
             init = {"type": "init", "game": str(game), "seat": seat, "seed": seed, "bot": bot_msg,
                     "layers": {"landlock": sandbox.use_landlock, "seccomp": sandbox.use_seccomp,
-                               "deny_affinity": (cg is None or cg.cpuset is None) and cgroups.pinned(),
+                               # no cpuset holds the bot to its one CPU (launcher.game_cpu): it may not widen it
+                               "deny_affinity": cg is None or cg.cpuset is None,
                                "read_paths": plan.read_paths}}
             # Sent by start_up (or the first step): the host loads the game and the bot's code only once it has
             # it, so every bot's process is set up at once but its own code starts when the referee says.

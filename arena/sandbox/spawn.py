@@ -55,6 +55,8 @@ class Plan:
     bot_dir_inside: str = ""
     pid_ns: bool = False
     """A PID namespace of its own, with a small init as pid 1 (see :func:`_child_setup`)."""
+    cpu: int | None = None
+    """The one CPU the bot runs on (:func:`arena.sandbox.launcher.game_cpu`), set before its code runs."""
 
 
 def _real(path: str) -> str:
@@ -185,6 +187,9 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
         # every task in it, and an init woken twice per move costs the referee's round trip ~4 us.
         bot_groups = [os.open(p, os.O_WRONLY) for p in plan.cgroup_procs if plan.pid_ns and _freezer_group(p)]
         _join([p for p in plan.cgroup_procs if not (plan.pid_ns and _freezer_group(p))])
+        if plan.cpu is not None:  # after the cgroups: joining a cpuset resets the affinity to the set's CPUs
+            step = "cpu"
+            os.sched_setaffinity(0, {plan.cpu})
         if plan.mount_ns:
             step = "unshare"
             flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET | _sys.CLONE_NEWIPC | _sys.CLONE_NEWUTS

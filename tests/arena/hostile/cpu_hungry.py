@@ -10,7 +10,10 @@ class Bot:
         self.first = True
         here = os.path.dirname(os.path.abspath(__file__))
         with open(os.path.join(here, "cpu.txt")) as f:
-            os.sched_setaffinity(0, {int(f.read())})
+            try:
+                os.sched_setaffinity(0, {int(f.read())})
+            except PermissionError:  # no cpuset here: the referee already put it on its game's CPU, and holds it
+                pass
         with open(os.path.join(here, "need.txt")) as f:
             self.need = float(f.read())
 

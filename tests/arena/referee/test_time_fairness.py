@@ -1,8 +1,9 @@
 """Time under load (docs/sandbox.md, "Time under load"): a bot is not charged for time it spent waiting for
 a CPU, a starved bot aborts the game as machine overload, and a bot busy past its limit still loses on time.
 
-Real processes on a real kernel: CPU hogs pinned to the CPU the hungry bot pins itself to. The tests share
-one xdist group (CI runs ``--dist loadgroup``) so that one test's hogs never starve another's bot."""
+Real processes on a real kernel: CPU hogs pinned to the CPU the game's bots run on (the hungry bot pins itself there
+too). The tests share one xdist group (CI runs ``--dist loadgroup``) so that one test's hogs never starve another's
+bot."""
 from __future__ import annotations
 
 import contextlib
@@ -50,6 +51,18 @@ def hogs(n: int, cpu: int = CPU) -> Iterator[None]:
             p.kill()
         for p in procs:
             p.wait()
+
+
+@pytest.fixture(autouse=True)
+def game_on_the_hogs_cpu(monkeypatch):
+    """Every game's bots run on one CPU (arena.sandbox.launcher.game_cpu): here the one the hogs load."""
+    from arena.sandbox import launcher
+    monkeypatch.setattr(launcher, "game_cpu", lambda: CPU)
+
+
+def on_cpu() -> None:
+    """A referee process pinned to the hogs' CPU: its games' bots run there (launcher.game_cpu)."""
+    os.sched_setaffinity(0, {CPU})
 
 
 @pytest.fixture(params=["cgroup", "schedstat"])
@@ -155,7 +168,7 @@ def test_arena_match_reports_overload_in_one_line(tmp_path):
     with hogs(4):
         proc = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()", "match", GAME, bot, "random",
                                "--games", "1", "--move-time", "0.5", "--first-move-time", "0.5"],
-                              capture_output=True, text=True, timeout=120, check=False)
+                              capture_output=True, text=True, timeout=120, check=False, preexec_fn=on_cpu)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
