@@ -220,9 +220,14 @@ def end_session(store: Store, key: str) -> None:
 def add_submission(store: Store, league_id: int, account_id: int, bot_name: str, filename: str,
                    snapshot: Snapshot) -> int:
     """Queues an upload (its snapshot kept) and returns its id; ids give the order one account's submissions are
-    handled in (accounts take turns: :func:`claim_next`)."""
+    handled in (accounts take turns: :func:`claim_next`). 0: the account was revoked meanwhile (the upload began
+    before the revoke and ended after it), checked in the same write transaction as the insert, so a revoke is
+    either before it (nothing queued) or after it (the revoke withdraws it)."""
     now = time.time()
     with transaction(store.conn):
+        row = store.conn.execute("SELECT revoked FROM accounts WHERE id=?", (account_id,)).fetchone()
+        if row is None or row[0] is not None:
+            return 0
         cur = store.conn.execute(
             "INSERT INTO submissions (league_id, account_id, bot_name, filename, digest, size, snapshot, created, "
             "updated, files_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

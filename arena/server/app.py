@@ -284,6 +284,9 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
         same = acc.same_upload(store, account.id, snapshot.digest)
         sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200],
                                  snapshot)
+    if not sid:  # revoked while the upload was on its way
+        gone = acc.account(store, account.id)
+        return 403, {"error": revoked_line(gone) if gone is not None else "the account no longer exists"}
     site.wake()
     if same is None:
         return 202, {"id": sid, "status": "queued"}

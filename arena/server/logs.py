@@ -4,6 +4,7 @@ with time, never with an attacker's traffic."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import threading
 import time
@@ -20,6 +21,16 @@ LOGGER = "arena.serve"
 """The server's own logger (its lines go through the same limit)."""
 
 
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|b'[^']*'|\d+")
+"""What a message fills in from the request (numbers, quoted values): not part of its kind."""
+
+
+def kind_of(message: str) -> str:
+    """A message's kind: its first line without what the request filled in (a library that formats its message
+    before logging it, ``Expected boundary character 99, got 45 at index 3``, makes one kind of all of them)."""
+    return _VARYING.sub("#", message.split("\n", 1)[0])[:120]
+
+
 class Repeats(logging.Filter):
     """Lets :data:`LINES` records of one kind (logger, the message's first line, the exception's type) through per
     :data:`PERIOD`; the last one says that more are dropped, and the first of the next period how many were."""
@@ -34,7 +45,7 @@ class Repeats(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        kind = (record.name, str(record.msg).split("\n", 1)[0][:200], type(error).__name__ if error else "")
+        kind = (record.name, kind_of(str(record.msg)), type(error).__name__ if error else "")
         now = self.clock()
         with self.lock:
             seen = self.kinds.pop(kind, None)
