@@ -141,9 +141,9 @@ def report(refresh: bool = False) -> list[Layer]:
         f"is {between}" if caps.freeze else
         f"no freezer: nothing stops a bot between its moves; {between} is a timeout at its next move, so it takes "
         "CPU from one opponent move at most" + problems)
-    add("cpuset", caps.cpuset is not None, f"the bot's CPUs are the referee's, enforced (cgroup {caps.cpuset} cpuset)"
-        if caps.cpuset else "no cpuset cgroup: when the referee is pinned to some CPUs, seccomp denies "
-        "sched_setaffinity instead (EPERM), so a bot cannot widen its CPUs" + problems)
+    add("cpuset", caps.cpuset is not None, f"each game's bots on one CPU, enforced (cgroup {caps.cpuset} cpuset)"
+        if caps.cpuset else "no cpuset cgroup: a bot's affinity is set to its game's CPU before its code "
+        "runs, and seccomp denies sched_setaffinity (EPERM), so a bot cannot widen it" + problems)
     add("cpu_accounting", caps.cpu is not None, f"CPU time of the whole bot tree (cgroup {caps.cpu})" if caps.cpu
         else "CPU time of the main thread only (/proc/<pid>/schedstat)")
     add("rlimits", True, "RLIMIT_AS, CPU, NOFILE, FSIZE, NPROC, CORE set before bot code runs")
