@@ -109,7 +109,8 @@ def test_a_schema_1_store_shows_ratings_without_trends(fixture_store: Fixture) -
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX games_league_seq")
     conn.execute("DROP INDEX bots_files")  # (schema 6: bots' files fingerprint)
-    for table, column in (("bots", "files_hash"), ("games", "rating_seq"), ("game_seats", "mu"), ("game_seats", "sigma"),
+    for table, column in (("bots", "files_hash"),
+                          ("games", "rating_seq"), ("game_seats", "mu"), ("game_seats", "sigma"),
                           ("game_seats", "game_mu"), ("game_seats", "game_sigma"), ("leagues", "chance_key"),
                           ("bots", "snapshot")):
         conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
