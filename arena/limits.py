@@ -46,8 +46,21 @@ class Limits:
     max_moves: Annotated[int, Field(ge=1, le=MAX_DECISIONS)] | None = None
     """Decisions in one game before the referee ends it as a draw (left out: the game's own bound,
     ``max_game_length()``, finite for every built-in game)."""
-    max_game_seconds: Annotated[float, Field(gt=0, le=DAY)] = 3600.0
-    """Wall-clock seconds one game may last: no move starts after it, and the game ends as a draw."""
+    max_game_seconds: Annotated[float, Field(gt=0, le=DAY)] | None = None
+    """Wall-clock seconds one game may last: no move starts after it, and the game ends as a draw (left out: the
+    sum of the game's own allowances, each seat's first move plus twice the move time for every decision of its
+    bound, plus a minute: a game whose every move keeps its limit never reaches it)."""
+
+    def game_seconds(self, seats: int, moves: int | None) -> float | None:
+        """The wall-clock bound of one game of ``seats`` seats and at most ``moves`` decisions (None: no bound,
+        ``debug`` or no known length)."""
+        if self.debug:
+            return None
+        if self.max_game_seconds is not None:
+            return self.max_game_seconds
+        if moves is None:
+            return None
+        return seats * self.first_move_time + 2 * moves * self.move_time + 60
     max_bot_mb: Annotated[float, Field(gt=0, le=1024)] = 1.0
     """Largest bot snapshot (a file or a folder) a league, `arena match` or `arena submit` accepts, in MB."""
     trusted: bool = False

@@ -151,8 +151,9 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
               help="MB per bot.")
 @click.option("--max-moves", type=LimitType("max_moves"), default=None,
               help="Decisions per game before it ends as a draw (default: the game's own bound; `arena games`).")
-@click.option("--max-game-seconds", type=LimitType("max_game_seconds"), default=Limits.max_game_seconds,
-              show_default=True, help="Wall-clock seconds per game: no move starts after it, the game is a draw.")
+@click.option("--max-game-seconds", type=LimitType("max_game_seconds"), default=None,
+              help="Wall-clock seconds per game: no move starts after it, the game is a draw (default: the seats' "
+                   "first moves plus twice the move time for every decision of the game's bound, plus a minute).")
 @click.option("--on-failure", type=click.Choice(["lose", "random_move"]), default="lose", show_default=True,
               help="lose: a failing bot loses; random_move: COMP424 rule, a random move is played instead.")
 @click.option("--trusted", is_flag=True, help="The bot files are trusted: run them even without the mandatory layers.")
@@ -176,7 +177,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
           chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None,
           quiet: bool = False, openings_text: str | None = None, max_moves: int | None = None,
-          max_game_seconds: float = Limits.max_game_seconds) -> None:
+          max_game_seconds: float | None = None) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played

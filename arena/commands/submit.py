@@ -87,7 +87,9 @@ def league_book(config: dict[str, Any]) -> Any:
     from arena.league.config import load_config  # start-up: the league schema only for a league with a book file
     try:
         return load_config(config["path"]).openings
-    except ArenaError:
+    except ArenaError as exc:
+        click.echo(f"arena: warning: the league's openings book could not be read ({shown(str(exc))}); validation "
+                   "plays from the start", err=True)
         return None
 
 

@@ -123,7 +123,7 @@ class LeagueConfig:
                 "seed": self.seed, "limits": self.limits.to_dict(), "on_failure": self.on_failure,
                 "probation_after": self.probation_after, "probation_window": self.probation_window,
                 "probation_failures": self.probation_failures, "tables": self.tables,
-                "sandbox_relaxed": self.relaxed(), "path": str(self.path) if self.path else None,
+                "sandbox_relaxed": self.relaxed(), "path": str(self.path.resolve()) if self.path else None,
                 **({"format": self.format, "challengers": list(self.challengers)} if self.format != "round_robin"
                    else {}),
                 **({"openings": self.openings.to_dict()} if self.openings else {}),

@@ -329,8 +329,9 @@ def game_bound(task: Task) -> float:
     limits = task.limits
     if limits.debug:
         return math.inf
-    by_clock = limits.max_game_seconds + len(task.seats) * limits.first_move_time + 60
     moves = limits.max_moves or _max_moves(task.game)
+    clock = limits.game_seconds(len(task.seats), moves)
+    by_clock = math.inf if clock is None else clock + len(task.seats) * limits.first_move_time + 60
     if moves is None:
         return by_clock
     return min(by_clock, len(task.seats) * limits.first_move_time + 2 * moves * limits.move_time)

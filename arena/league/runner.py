@@ -177,8 +177,16 @@ SEEDS_KEYED = {"seeds": "keyed"}
 def stored_config(store: Store, config: LeagueConfig) -> dict[str, Any]:
     """The league's config as the store keeps it (:meth:`LeagueConfig.to_dict`), with :data:`SEEDS_KEYED` for a
     league that seeds its games under its key: every league created since, and never one that stored a game
-    before (its rounds keep the seeds their first games had: duplicate seeds stay duplicates)."""
+    before (its rounds keep the seeds their first games had: duplicate seeds stay duplicates).
+
+    Raises:
+        ConfigError: the league was played with another seed (checked before anything is written, by every caller:
+            ``arena league run`` and ``arena serve``)."""
     existing = store.league(config.name)
+    if existing is not None and existing.config.get("seed", config.seed) != config.seed:
+        raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
+                          f"says {config.seed}; stored games keep their seeds, so use a new league name or "
+                          "database for a new seed")
     keyed = existing is None or existing.config.get("seeds") == "keyed" or store.count_games(existing.id) == 0
     return config.to_dict() | (SEEDS_KEYED if keyed else {})
 
@@ -241,11 +249,6 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     """run_league's work once the store is locked, checked and open; fills in ``summary``. Once ``yield_to`` is set
     (``arena serve``: a bot was entered) no further game starts: the games in flight are stored and the run ends
     early (``summary.yielded``), so that the next run plans the newcomer's games."""
-    existing = store.league(config.name)
-    if existing is not None and existing.config.get("seed", config.seed) != config.seed:
-        raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
-                          f"says {config.seed}; stored games keep their seeds, so use a new league name or "
-                          "database for a new seed")
     league = store.ensure_league(config.name, stored_config(store, config))
     entered: list[Bot] = []
     sync_bots(store, league.id, config, snapshots, entered)

@@ -154,6 +154,8 @@ def probe() -> ImportReport:
         if exc.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):  # the machine's, not the runtime's
             return ImportReport(0, problem=f"the probe could not start: {exc}", inconclusive=True)
         return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc})")
+    except subprocess.TimeoutExpired as exc:  # a machine too slow to tell, not a broken runtime
+        return ImportReport(0, problem=f"the probe took too long: {exc}", inconclusive=True)
     except (subprocess.SubprocessError, ValueError, IndexError, KeyError, TypeError) as exc:
         said = out.stderr.strip().splitlines()[-1:] if out is not None and out.stderr.strip() else []
         return ImportReport(0, problem=f"the probe's process failed ({type(exc).__name__}: {exc}) {' '.join(said)}")

@@ -112,7 +112,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         observer: ``observer(state, seat, action)`` after every action.
         max_moves: adjudicate a draw after this many decisions (default: ``limits.max_moves``, else the game's
             maximum length; never more than :data:`arena.limits.MAX_DECISIONS`). A game also ends as a draw once it
-            has lasted ``limits.max_game_seconds`` (not in ``debug``, which has no time limits).
+            has lasted ``limits.game_seconds`` (``max_game_seconds``, else the sum of the game's own allowances; not
+            in ``debug``, which has no time limits).
         chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.referee.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
         opening: moves played before the first decision (:mod:`arena.referee.openings`), recorded in the record.
@@ -172,8 +173,8 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             return allowances[proxies[seat].moves > 0]
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
-                      max_seconds=limits.max_game_seconds, players=names, observer=observer, chance_key=chance_key,
-                      opening=opening)
+                      max_seconds=limits.game_seconds(n, max_moves), players=names, observer=observer,
+                      chance_key=chance_key, opening=opening)
     finally:
         close_all(proxies)  # every bot's tree killed at once, then each waited for and cleaned up
     record.info["sandbox"] = sandbox.active_layers()

@@ -156,6 +156,10 @@ class Guarded(H11Protocol):
                 self.transport.close()
                 return
         super().data_received(data)
+        if self.conn.their_state is h11.DONE and len(self.conn.trailing_data[0]) > MAX_HEAD:
+            # a pipelined request held while the one before is answered: h11 keeps it whole, unbounded
+            self.transport.write(TOO_BIG_HEAD)
+            self.transport.close()
 
     def head_too_big(self, data: bytes) -> bool:
         """Counts the awaited request head as it comes (its end is the first blank line): over :data:`MAX_HEAD`?"""

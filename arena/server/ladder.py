@@ -220,7 +220,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
-                if validator.runtime_problem is not None:  # every bot importing numpy would crash: no pass
+                if validator.runtime_problem is not None and validator.is_alive():  # every numpy bot would crash
                     entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
                     continue
                 try:

@@ -110,3 +110,17 @@ def test_an_unauthenticated_body_is_not_read_past_32_MB(site):
         except OSError:
             pass
     assert sent < 64_000_000, f"the server read {sent / 1e6:.0f} MB of an unauthenticated body"
+
+
+def test_a_pipelined_request_head_over_16_kB_is_refused(site):
+    """A review's find: the head count stopped at the first request's end, and a second request sent in the same
+    write waited whole in h11's buffer while the first was answered (60 kB: answered 200)."""
+    server = site["server"]
+    with socket.create_connection(("127.0.0.1", server.port), timeout=15) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" +
+                  b"GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: " + b"a" * 60_000 + b"\r\n\r\n")
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    assert out.count(b"HTTP/1.1 ") <= 2 and b"HTTP/1.1 404" not in out, out[:300]
+    assert b"431" in out or out.count(b"HTTP/1.1 ") == 1, out[:300]  # refused, or closed without an answer
