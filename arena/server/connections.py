@@ -156,8 +156,9 @@ class Guarded(H11Protocol):
                 self.transport.close()
                 return
         super().data_received(data)
-        if self.conn.their_state is h11.DONE and len(self.conn.trailing_data[0]) > MAX_HEAD:
-            # a pipelined request held while the one before is answered: h11 keeps it whole, unbounded
+        pending = self.conn.trailing_data[0]
+        if self.conn.their_state is h11.DONE and len(pending) > MAX_HEAD and b"\r\n\r\n" not in pending[:MAX_HEAD + 4]:
+            # the next pipelined request's head, held while the one before is answered: h11 keeps it whole, unbounded
             self.transport.write(TOO_BIG_HEAD)
             self.transport.close()
 
