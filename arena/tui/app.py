@@ -134,6 +134,8 @@ class ArenaApp(App[None]):
         return True
 
     def _show_message(self, message: str) -> None:
+        if not self.is_running:  # the delivery lost the race with the app's closing: its widgets are gone
+            return
         if message == self.message and self.snapshot is None:
             return
         self.message = message
@@ -144,6 +146,8 @@ class ArenaApp(App[None]):
         self._update_status()
 
     def _apply_snapshot(self, snapshot: Snapshot) -> None:
+        if not self.is_running:  # as in _show_message
+            return
         if (self.league is not None and snapshot.league != self.league) or \
                 (snapshot.scope != self.scope and self.scope in snapshot.scopes):
             return  # built for a selection the user has just changed; the next poll brings the right one

@@ -9,7 +9,7 @@ from textual.widgets.data_table import ColumnKey
 
 from arena.tui.app import ArenaApp
 from arena.tui.format import BARS
-from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen
+from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayScreen, SearchScreen
 from arena.tui.tables import TREND_WIDTH, GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.leaderboards.support import tamper
@@ -213,3 +213,34 @@ async def test_a_game_that_cannot_be_replayed_is_a_notification(fixture_store: F
         await wait_for(pilot, lambda: bool(notes))
         assert f"cannot replay game {newest.id}" in notes[0] and "chess" in notes[0]
         assert not isinstance(app.screen, ReplayScreen)
+
+
+async def test_results_arriving_under_an_open_dialog_update_the_board_beneath(fixture_store: Fixture) -> None:
+    """The poller's updates reached the dialog on top (the search box, the help) instead of the board below it:
+    a snapshot arriving while one was open failed with NoMatches('#message-box') and stopped the dashboard."""
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        board = app.query_one(LeaderboardTable)
+        greedy = str(fixture_store.bots["greedy"])
+        games_before = int(cell_text(board, greedy, "games"))
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
+        fixture_store.add_round([("random", "greedy")])
+        await wait_for(pilot, lambda: int(cell_text(board, greedy, "games")) == games_before + 4)
+        assert isinstance(app.screen, SearchScreen)  # still open, the board beneath it current
+        await pilot.press("escape")
+        assert app.query_one("#status", Static).render() is not None
+        assert any(w.is_running for w in app.workers)  # the poller lives on
+
+
+async def test_a_snapshot_delivered_while_the_app_closes_is_dropped(fixture_store: Fixture) -> None:
+    """The poller's last snapshot can reach the UI thread after the app began to close and its widgets are gone
+    (a clean-clone CI run: NoMatches('#message-box') failed a test at exit); such a delivery is dropped."""
+    app = ArenaApp(fixture_store.path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        snapshot, applied = app.snapshot, app.snapshots_applied
+    app._apply_snapshot(snapshot)  # what call_from_thread runs when the delivery lost the race with the shutdown
+    app._show_message("No results store")
+    assert app.snapshots_applied == applied
