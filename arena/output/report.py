@@ -22,7 +22,7 @@ from typing import Any
 from markupsafe import Markup
 
 from arena.league.config import stored_limits
-from arena.output import pictures
+from arena.output import brackets, pictures
 from arena.output.exports import iso
 from arena.output.pages import render
 from arena.output.publish import FolderWriter
@@ -72,11 +72,12 @@ def bot_file(bot_id: int) -> str:
 
 
 def index_page(league: str, rows: Sequence[Standing], cells: Sequence[H2HCell], total: int, replayed: int,
-               audit: dict[str, Any] | None = None) -> str:
+               audit: dict[str, Any] | None = None, tournament: brackets.Tournament | None = None) -> str:
     """The leaderboard page; ``audit``: :meth:`leaderboards.audit.Audit.as_json` (the pairs flagged by `arena
-    audit`)."""
+    audit`); ``tournament``: a tournament league's bracket or Swiss table and places, shown first."""
     return render("report_index.html", root="", scripts=(), league=league, rows=rows, total=total,
-                  replayed=replayed, bot_href=lambda r: f"bots/{bot_file(r.bot_id)}",
+                  replayed=replayed, bot_href=lambda r: f"bots/{bot_file(r.bot_id)}", tournament=tournament,
+                  bot_id_href=lambda bot_id: f"bots/{bot_file(bot_id)}",
                   matrix=pictures.matrix_figure(rows, cells),
                   audit=audit or {"flagged": [], "tested": 0, "untested": 0, "level": LEVEL})
 
@@ -108,8 +109,9 @@ def write_report(store: Store, league_name: str | None, out: Path, replays: int)
         for name in ("report.css", "replay.js"):
             files.write(name, templates.joinpath(name).read_text(encoding="utf-8"))
         total = store.count_games(lg.id)
+        drawn = brackets.tournament(store, lg, bot_href=lambda bot_id: f"bots/{bot_file(bot_id)}")
         files.write("index.html", index_page(lg.name, rows, cells, total, len(replayed),
-                                             league_audit(store, lg.id).as_json()))
+                                             league_audit(store, lg.id).as_json(), drawn))
         history, limits = pictures.histories(store, lg.id), stored_limits(lg.config)
         for r in rows:
             figures = pictures.bot_figures(history.get(r.bot_id, []), pictures.bot_move_times(store, r.bot_id),
