@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "match": "arena.commands.match:match",
     "league": "arena.commands.league:league",
     "leaderboard": "arena.commands.leaderboard:leaderboard",
+    "bracket": "arena.commands.bracket:bracket",
     "submit": "arena.commands.submit:submit",
     "replay": "arena.commands.replay:replay",
     "tui": "arena.commands.tui:tui",

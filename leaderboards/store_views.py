@@ -192,6 +192,14 @@ class StoreViews:
         loads = json.loads
         return [(r[0], loads(r[1]), loads(r[2])) for r in self.conn.execute(sql + " ORDER BY schedule_key", args)]
 
+    def keyed_outcomes(self, league_id: int) -> list[tuple[int, str, list[int], list[float]]]:
+        """(game id, schedule key, bot id per seat, returns) of a league's games in schedule order: what a
+        tournament's bracket is replayed from (:mod:`arena.tournament.progress`)."""
+        loads = json.loads
+        return [(r[0], r[1], loads(r[2]), loads(r[3])) for r in self.conn.execute(
+            "SELECT id, schedule_key, seats, returns FROM games WHERE league_id=? ORDER BY schedule_key",
+            (league_id,))]
+
     def head_to_head(self, league_id: int, scope: str = ALL) -> dict[tuple[int, int], tuple[int, int, int]]:
         """(bot a, bot b) -> (games a won against b, draws, games a lost) over games where both sat.
 

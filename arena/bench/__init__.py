@@ -20,6 +20,7 @@ SUITES: dict[str, str] = {
     "league": "arena.bench.league",
     "scale": "arena.bench.scale",
     "ratings": "arena.bench.ratings",
+    "tournament": "arena.bench.tournament",
     "server": "arena.bench.server",
 }
 

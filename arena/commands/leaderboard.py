@@ -17,6 +17,7 @@ from arena.output.views import H2HCell, Standing
 from arena.output.views import leaderboard as leaderboard_view
 from arena.results.outcome import COUNTERS
 from arena.text import csv_cell, dumps, out_console, shown
+from arena.tournament.progress import State, current, places
 from leaderboards.elo import ELO_FIELDS
 from leaderboards.probation import lift_hint
 from leaderboards.ratings import ALL, elo_text
@@ -53,9 +54,15 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
         league = store.find_league(league_name)
         board = leaderboard_view(store, league, _scope(store, league.id, league.config, scope),
                                  include_retired=include_retired, h2h=h2h)
+        tournament = current(store, league.id, league.config)
+        labels = {b.id: b.label for b in store.bots(league.id, source=False)} if tournament else {}
     rows, cells = board.rows, board.cells
     if as_json:
-        click.echo(dumps(board.as_json(), indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
+        data = board.as_json()
+        if tournament is not None:  # a tournament's places come first; the ratings are what its games say besides
+            data["tournament"] = {"format": tournament.format, "finished": tournament.finished,
+                                  "places": [p.as_json(labels) for p in places(tournament)]}
+        click.echo(dumps(data, indent=2))  # ASCII, valid Unicode: names stay exact data, never raw bytes
     elif as_csv and cells is not None:  # one table per CSV: the matrix as pairs (said in --help, docs/leagues.md)
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=H2H_CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
@@ -72,10 +79,28 @@ def leaderboard(league_name: str | None, db: str | None, scope: str | None, h2h:
         click.echo(buf.getvalue(), nl=False)
     else:
         out_console = console()
+        if tournament is not None:
+            print_places(out_console, board.league, tournament, labels)
         print_leaderboard(out_console, board.league, rows, board.games, board.scope, relaxed=board.sandbox_relaxed,
                           db=db)
         if cells is not None:
             print_h2h(out_console, rows, cells)
+
+
+def print_places(console: Console, league: str, state: State, labels: dict[int, str]) -> None:
+    """A tournament's places (in progress: its standings so far) above its rating table."""
+    swiss = state.format == "swiss"
+    columns = [("place", "right"), ("bot", "left"), ("won", "right"), ("drawn", "right"), ("lost", "right")]
+    columns += [("points", "right"), ("buchholz", "right"), ("s-b", "right")] if swiss else [("last match", "left")]
+    rows = []
+    for p in places(state):
+        row = [str(p.place) if p.place is not None else "", shown(labels.get(p.bot, str(p.bot))), str(p.won),
+               str(p.drawn), str(p.lost)]
+        row += [f"{p.points:g}", f"{p.buchholz:g}", f"{p.sonneborn_berger:g}"] if swiss and p.points is not None \
+            else [p.last]
+        rows.append(row)
+    what = state.format.replace("_", " ")
+    grid(console, f"{shown(league)}: {what}, " + ("places" if state.finished else "in progress"), columns, rows)
 
 
 def console() -> Console:

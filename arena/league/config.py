@@ -85,7 +85,11 @@ class LeagueConfig:
     tables: str = "auto"
     """Tables of 3-4 player games: all combinations, a balanced subset, or auto (docs/leagues.md)."""
     format: str = "round_robin"
-    """``round_robin`` or ``gauntlet`` (only tables with a challenger play)."""
+    """``round_robin``, ``gauntlet`` (only tables with a challenger play) or a tournament: ``swiss``, ``knockout``,
+    ``double_elimination`` (:mod:`arena.tournament`)."""
+    tournament: dict[str, Any] = field(default_factory=dict)
+    """A tournament's own keys: ``rounds``, ``seeding``, ``seeding_league``, ``bye_points``, ``tiebreak_games``,
+    ``sudden_death``, ``bracket_reset`` (empty for other formats)."""
     challengers: tuple[str, ...] = ()
     """A gauntlet's bots under test (names)."""
     openings: OpeningBook | None = None
@@ -126,6 +130,7 @@ class LeagueConfig:
                 "sandbox_relaxed": self.relaxed(), "path": str(self.path.resolve()) if self.path else None,
                 **({"format": self.format, "challengers": list(self.challengers)} if self.format != "round_robin"
                    else {}),
+                **({"tournament": self.tournament} if self.tournament else {}),
                 **({"openings": self.openings.to_dict()} if self.openings else {}),
                 **({"schedule": self.schedule, "stop": self.stop} if self.schedule != "full" else {})}
 
@@ -221,8 +226,9 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         seat_counts[spec] = game.num_players()
 
     gpp = top.games_per_pairing if top.games_per_pairing is not None else math.lcm(*seat_counts.values())
+    tournament = _tournament_keys(top, seat_counts, base, fail)
     for spec, k in seat_counts.items():
-        if gpp % k:
+        if gpp % k and not tournament:  # (a tournament's match alternates seats game by game: any length)
             raise fail(f"games_per_pairing = {gpp} must be a multiple of the {k} seats of {spec} so every bot "
                        "plays every seat equally often")
     if top.probation_failures > top.probation_window:
@@ -243,7 +249,55 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
                         tables=top.tables, path=path, format=top.format, challengers=challengers, openings=book,
                         schedule=top.schedule, stop=stop, deadline=_deadline(top.deadline, fail),
                         max_submissions_per_hour=top.max_submissions_per_hour, upload_format=top.upload_format,
-                        leaderboard_public=top.leaderboard_public)
+                        leaderboard_public=top.leaderboard_public, tournament=tournament)
+
+
+TOURNAMENTS = ("swiss", "knockout", "double_elimination")
+_TOURNAMENT_KEYS = ("rounds", "seeding", "seeding_league", "bye_points", "tiebreak_games", "sudden_death",
+                    "bracket_reset")
+
+
+def _tournament_keys(top: LeagueFile, seat_counts: dict[str, int], base: Path, fail: Any) -> dict[str, Any]:
+    """A tournament's keys (docs/tournaments.md), checked; empty for a round robin or a gauntlet (which refuse
+    them)."""
+    given = top.model_fields_set & set(_TOURNAMENT_KEYS)
+    if top.format not in TOURNAMENTS:
+        if given:
+            raise fail(f"{sorted(given)[0]} is only for a tournament (format = \"swiss\", \"knockout\" or "
+                       "\"double_elimination\"); remove it or set the format")
+        return {}
+    many = [s for s, k in seat_counts.items() if k != 2]
+    if many:
+        raise fail(f"format = {top.format!r} plays matches of two bots; {many[0]} has {seat_counts[many[0]]} seats "
+                   "(use format = \"round_robin\" for 3-4 player games)")
+    if top.schedule != "full":
+        raise fail(f"schedule = {top.schedule!r} is for a round robin; a tournament plays its own rounds (remove "
+                   "schedule)")
+    if top.rounds is not None and top.format != "swiss":
+        raise fail("rounds is only for format = \"swiss\" (a bracket has as many rounds as it takes)")
+    for key in ("bye_points",):
+        if key in given and top.format != "swiss":
+            raise fail(f"{key} is only for format = \"swiss\"")
+    for key in ("tiebreak_games", "sudden_death"):
+        if key in given and top.format == "swiss":
+            raise fail(f"{key} is for knockout and double elimination; a tied Swiss match is a draw")
+    if "bracket_reset" in given and top.format != "double_elimination":
+        raise fail("bracket_reset is only for format = \"double_elimination\"")
+    seeding = top.seeding
+    if seeding == "ratings" and top.seeding_league is None:
+        raise fail('seeding = "ratings" needs seeding_league = "name": the league (same database) whose ratings '
+                   "seed the tournament")
+    if seeding not in ("order", "ratings"):
+        path = base / seeding
+        if not path.is_file():
+            raise fail(f"seeding = {seeding!r}: no such file (looked for {path}); seeding is \"order\", "
+                       "\"ratings\" or a CSV file of bot names, first seed first")
+        seeding = str(path.resolve())
+    elif top.seeding_league is not None and seeding != "ratings":
+        raise fail('seeding_league is only read with seeding = "ratings"')
+    return {"rounds": top.rounds, "seeding": seeding, "seeding_league": top.seeding_league,
+            "bye_points": top.bye_points, "tiebreak_games": top.tiebreak_games, "sudden_death": top.sudden_death,
+            "bracket_reset": top.bracket_reset}
 
 
 def _deadline(value: str | None, fail: Any) -> float | None:

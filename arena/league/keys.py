@@ -97,9 +97,26 @@ class LeagueFile(BaseModel):
     (0: never for a rate; at most `probation_window`)."""
     tables: Literal["auto", "all", "balanced"] = "auto"
     """Tables of 3-4 player games: every combination, a balanced subset, or `auto` (see Schedule)."""
-    format: Literal["round_robin", "gauntlet"] = "round_robin"
+    format: Literal["round_robin", "gauntlet", "swiss", "knockout", "double_elimination"] = "round_robin"
     """`round_robin`: every table of bots plays; `gauntlet`: only tables with a challenger in them (the field does
-    not play itself)."""
+    not play itself); `swiss`, `knockout`, `double_elimination`: a tournament of matches of `games_per_pairing`
+    games per game spec, two bots a match (docs/tournaments.md)."""
+    rounds: Annotated[int, Field(ge=1, le=1000)] | None = None
+    """`format = "swiss"`: rounds (left out: ceil(log2 n) + 1, at most n - 1, for n entrants)."""
+    seeding: NonEmpty = "order"
+    """A tournament's seeding: `order` (the league file's order, then bots entered later), `ratings` (the
+    conservative ratings of `seeding_league` in the same database) or a CSV file of bot names, first seed first."""
+    seeding_league: NonEmpty | None = None
+    """With `seeding = "ratings"`: the league whose ratings seed the tournament (e.g. the course's ladder)."""
+    bye_points: Annotated[float, Field(ge=0, le=1)] = 1.0
+    """`format = "swiss"`: what a bye scores (an odd field: the lowest-ranked bot without a bye sits a round out)."""
+    tiebreak_games: Annotated[int, Field(ge=0, le=100)] = 2
+    """Knockout and double elimination: games a tied match adds (seats alternated) before sudden death."""
+    sudden_death: Annotated[int, Field(ge=0, le=1000)] = 10
+    """Knockout and double elimination: then single games until one is won, at most this many; after that many
+    draws the higher seed goes through."""
+    bracket_reset: bool = True
+    """Double elimination: when the losers' bracket champion wins the grand final, a second final decides."""
     challengers: list[NonEmpty] | None = Field(None, json_schema_extra={
         "type": "list of strings", "allowed": "names of the league's bots (with format = \"gauntlet\")"})
     """The bots under test in a gauntlet: each plays every other bot."""

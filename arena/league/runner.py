@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from arena.adapters.comp424 import DEFAULT_AGENT, take_agent
 from arena.errors import ConfigError
 from arena.league import workers
-from arena.league.config import LeagueConfig
+from arena.league.config import TOURNAMENTS, LeagueConfig
 from arena.league.schedule import Fixture, keyed_seed, league_schedule
 from arena.league.task import Task, TaskFailure, TaskResult, play_task  # noqa: F401 - Task, play_task: also imported from here
 from arena.limits import Limits
@@ -33,6 +33,8 @@ from arena.sandbox.bot_files import worker_files
 from arena.submissions.duplicates import twins, warning
 from arena.submissions.snapshot import MB, Snapshot
 from arena.submissions.take import take
+from arena.tournament.progress import Settings, expected_games, frozen_field, replay, seeded_field
+from arena.tournament.progress import batches as progress_batches
 from leaderboards import ledger, lock
 from leaderboards.probation import ProbationRule
 from leaderboards.store import DEFAULT_DB, Bot, Store
@@ -121,7 +123,11 @@ def sync_bots(store: Store, league_id: int, config: LeagueConfig,
 
 
 def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
-    """The league's whole schedule for its active bots (stored games included)."""
+    """The league's whole schedule for its active bots (stored games included); a tournament's: the games of its
+    current round (its later rounds depend on these)."""
+    if config.format in TOURNAMENTS:
+        field = frozen_field(store, league_id)
+        return [] if field is None else replay(store, league_id, Settings.of(config.to_dict()), field).pending
     active = [b for b in store.bots(league_id, include_retired=False) if b.status == "active"]
     players = {g: [b.id for b in active if b.plays(g)] for g in config.games}
     return league_schedule([(g, config.seats(g)) for g in config.games], players, config.games_per_pairing,
@@ -254,18 +260,28 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     sync_bots(store, league.id, config, snapshots, entered)
     del snapshots  # the store keeps them now; the writer loads the ones it plays
     bots = {b.id: b for b in store.bots(league.id)}
-    fixtures = plan(store, league.id, config)
-    scheduled = len(fixtures)
-    todo = missing(fixtures, store.sorted_schedule_keys(league.id))
-    del fixtures  # a resumed run keeps only what it still has to play
-    summary.scheduled, summary.already = scheduled, scheduled - len(todo)
+    batches: Iterator[list[Fixture]] | None = None
+    if config.format in TOURNAMENTS:  # round after round, each decided by the last (arena.tournament)
+        batches = tournament_batches(store, league.id, config)
+        todo = next(batches, [])
+        stored_games = store.count_games(league.id)
+        field = frozen_field(store, league.id) or []
+        scheduled = max(stored_games + len(todo),
+                        expected_games(Settings.of(config.to_dict()), len(field)) if todo else stored_games)
+        already = stored_games
+    else:
+        fixtures = plan(store, league.id, config)
+        scheduled = len(fixtures)
+        todo = missing(fixtures, store.sorted_schedule_keys(league.id))
+        del fixtures  # a resumed run keeps only what it still has to play
+        already = scheduled - len(todo)
+    summary.scheduled, summary.already = scheduled, already
     summary.probation = [b.label for b in bots.values() if b.status == "probation"]
     ledger.rate_pending(store, league.id, before=todo[0].key if todo else None)
     if on_start is not None:  # the progress shows done/total from the start, not after the first game
         everyone = list(bots.values())
         summary.duplicates = [warning(b, same) for b in entered if (same := twins(b, everyone, store.snapshot))]
         on_start(summary)
-    batches = None
     # batch after batch where the ranking is least certain (arena.league.adaptive)
     if config.schedule == "adaptive" and todo:
         # start-up: only for adaptive schedules
@@ -278,7 +294,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     chosen = _make_backend(backend, n, summary.database, address) if todo else None
     try:
         while todo:
-            runner = _Writer(store, league.id, config, bots, todo, summary, progress, yield_to)
+            runner = _Writer(store, league.id, config, bots, todo, summary, progress, yield_to,
+                             skip_probation=config.format not in TOURNAMENTS)
             assert chosen is not None  # made above whenever there is a batch to play
             try:
                 runner.drain(chosen)
@@ -298,6 +315,15 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     ledger.rate_pending(store, league.id)
     summary.probation = [b.label for b in store.bots(league.id, include_retired=False) if b.status == "probation"]
     summary.waiting = waiting_games(store, league.id, config, set(bots))
+
+
+def tournament_batches(store: Store, league_id: int, config: LeagueConfig) -> Iterator[list[Fixture]]:
+    """A tournament's batches (:func:`arena.tournament.progress.batches`): its field seeded as the league file says
+    when it starts, frozen after."""
+    settings = Settings.of(stored_config(store, config))
+    t = config.tournament
+    return progress_batches(store, league_id, settings, lambda: seeded_field(
+        store, league_id, [b.name for b in config.bots], t["seeding"], t["seeding_league"]))
 
 
 def waiting_games(store: Store, league_id: int, config: LeagueConfig, planned: set[int]) -> int:
@@ -355,8 +381,10 @@ class _Writer:
     def __init__(self, store: Store, league_id: int, config: LeagueConfig, bots: dict[int, Bot],
                  todo: list[Fixture], summary: RunSummary,
                  progress: Callable[[int, int, Task, TaskResult], None] | None,
-                 yield_to: threading.Event | None = None) -> None:
+                 yield_to: threading.Event | None = None, skip_probation: bool = True) -> None:
         self.store, self.league_id, self.config, self.bots = store, league_id, config, bots
+        self.skip_probation = skip_probation
+        """A bot on probation plays no game (a tournament's matches are played out: a failed game is lost)."""
         self.yield_to = yield_to
         self.todo, self.summary, self.progress = todo, summary, progress
         self.finished: set[str] = set()  # stored, skipped or failed at or past todo[low]: no longer blocks rating
@@ -379,7 +407,7 @@ class _Writer:
             if self.yield_to is not None and self.yield_to.is_set():
                 self.summary.yielded = True  # (the backend finishes what it was given; nothing more starts)
                 return
-            if any(b in self.on_probation for b in fixture.seats):
+            if self.skip_probation and any(b in self.on_probation for b in fixture.seats):
                 self.summary.skipped += 1
                 self.finished.add(fixture.key)
                 continue

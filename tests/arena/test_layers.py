@@ -35,8 +35,11 @@ ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     # a submission is taken, validated (one refereed game per seat, a league task) and checked for duplicates
     ("arena.submissions", ("games", "bots", "leaderboards", "arena.sandbox", "arena.referee", "arena.league",
                            "arena.adapters", "arena.submissions") + FOUNDATION),
+    # a tournament is worked out from the store's games: its pairings and brackets, never a game played
+    ("arena.tournament", ("games", "leaderboards", "arena.league.schedule", "arena.tournament") + FOUNDATION),
     # the view model and its renderings read the store (and a league's stored settings); they never run a game
-    ("arena.output", ("games", "bots.base", "leaderboards", "arena.league.config", "arena.output") + FOUNDATION),
+    ("arena.output", ("games", "bots.base", "leaderboards", "arena.league.config", "arena.tournament",
+                      "arena.output") + FOUNDATION),
     ("arena", PACKAGES),
 ]
 

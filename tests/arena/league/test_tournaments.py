@@ -1,0 +1,184 @@
+"""Tournaments end to end (docs/tournaments.md): `arena league run` plays a knockout, a double elimination and a
+Swiss with real sandboxed games, `arena bracket` and `arena leaderboard` show them, a run killed mid-round (SIGKILL
+and Ctrl-C) resumes with nothing lost or doubled, and the same field, file and seed give the same tournament."""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from leaderboards.store import Store
+from tests.leaderboards.support import arena, write
+from tests.league_files import league_toml
+
+FIVE = [{"name": "r1", "spec": "random"}, {"name": "greedy", "spec": "greedy"}, {"name": "mc", "spec": "mc(n=10)"},
+        {"name": "r2", "spec": "random"}, {"name": "r3", "spec": "random"}]
+
+
+def tournament(tmp_path: Path, fmt: str, bots: list[dict[str, Any]] = FIVE, name: str = "t",
+               database: str = "t.sqlite", **keys: Any) -> Path:
+    return write(tmp_path / f"{name}.toml", league_toml(name, seed=11, database=database, bots=bots, format=fmt,
+                                                         **keys))
+
+
+def bracket(tmp_path: Path, league: str = "t.toml") -> dict[str, Any]:
+    p = arena(tmp_path, "bracket", "--league", league, "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def stored(tmp_path: Path, database: str = "t.sqlite") -> tuple[int, int]:
+    with Store.open(tmp_path / database, readonly=True) as store:
+        return tuple(store.conn.execute("SELECT count(*), count(DISTINCT schedule_key) FROM games").fetchone())
+
+
+def shape(data: dict[str, Any]) -> list[Any]:
+    """The bracket without the store's game ids (ids follow the order games happened to finish in)."""
+    return [[(m["label"], m["bots"], m["score"], m["winner"]) for m in r] for r in data["rounds"]] + \
+        [data["placings"]]
+
+
+def test_a_knockout_of_five(tmp_path: Path) -> None:
+    tournament(tmp_path, "knockout")
+    p = arena(tmp_path, "league", "run", "t.toml", "-q")
+    assert p.returncode == 0, p.stderr
+    data = bracket(tmp_path)
+    assert data["format"] == "knockout" and data["finished"]
+    first = data["rounds"][0]
+    assert sorted(m["bots"][0] for m in first if len(m["bots"]) == 1) == ["greedy", "mc", "r1"]  # top 3 seeds
+    assert [len(r) for r in data["rounds"]] == [4, 2, 1]
+    final = data["rounds"][-1][0]
+    assert data["placings"][0] == [final["winner"]] and len(data["placings"][1]) == 1
+    assert sorted(b for group in data["placings"] for b in group) == sorted(b["name"] for b in FIVE)
+    for r in data["rounds"]:
+        for m in r:
+            if len(m["bots"]) == 2:
+                assert len(m["games"]) >= 2 and m["score"][0] != m["score"][1]  # decided: ties were broken
+                assert m["winner"] == m["bots"][0 if m["score"][0] > m["score"][1] else 1]
+    games, keys = stored(tmp_path)
+    assert games == keys == sum(len(m["games"]) for r in data["rounds"] for m in r)
+    board = arena(tmp_path, "leaderboard", "--league", "t.toml")
+    assert board.returncode == 0 and "knockout, places" in board.stdout
+    places = json.loads(arena(tmp_path, "leaderboard", "--league", "t.toml", "--json").stdout)["tournament"]
+    assert places["finished"] and places["places"][0]["place"] == 1
+    assert places["places"][0]["bot"] == final["winner"] and places["places"][0]["lost"] == 0
+
+
+def test_a_double_elimination_and_a_swiss(tmp_path: Path) -> None:
+    tournament(tmp_path, "double_elimination", games_per_pairing=1)
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    data = bracket(tmp_path)
+    assert data["finished"] and data["rounds"][-1][0]["label"] in ("GF", "GF2")
+    assert sorted(b for group in data["placings"] for b in group) == sorted(b["name"] for b in FIVE)
+
+    tournament(tmp_path, "swiss", name="s", database="s.sqlite", games_per_pairing=1)
+    assert arena(tmp_path, "league", "run", "s.toml", "-q").returncode == 0
+    data = bracket(tmp_path, "s.toml")
+    assert data["finished"] and len(data["rounds"]) == 4  # ceil(log2 5) + 1
+    pairs = [tuple(sorted(m["bots"])) for r in data["rounds"] for m in r if len(m["bots"]) == 2]
+    assert len(pairs) == len(set(pairs))  # no rematch
+    byes = [m["bots"][0] for r in data["rounds"] for m in r if len(m["bots"]) == 1]
+    assert len(byes) == 4 and len(set(byes)) == 4  # one a round, never twice
+    points = {s["bot"]: s["points"] for s in data["standings"]}
+    assert sum(points.values()) == 4 * 2 + 4  # two matches a round, each worth 1, and a bye
+    text = arena(tmp_path, "bracket", "--league", "s.toml").stdout
+    assert "standings" in text and "buchholz" in text
+
+
+def test_the_same_field_file_and_seed_give_the_same_tournament(tmp_path: Path) -> None:
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        tournament(tmp_path / d, "double_elimination", games_per_pairing=1)
+    with Store.open(tmp_path / "a" / "t.sqlite", create=True) as store:  # one league secret for both runs: it keys
+        store.ensure_league("t", {"seed": 11})  # the games' seeds (a new store draws its own)
+    shutil.copy(tmp_path / "a" / "t.sqlite", tmp_path / "b" / "t.sqlite")
+    assert arena(tmp_path / "a", "league", "run", "t.toml", "-q", "-j", "1").returncode == 0
+    assert arena(tmp_path / "b", "league", "run", "t.toml", "-q", "-j", "2").returncode == 0
+    assert shape(bracket(tmp_path / "a")) == shape(bracket(tmp_path / "b"))
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+def test_a_tournament_stopped_mid_round_resumes_with_nothing_lost_or_doubled(tmp_path: Path,
+                                                                              stop: signal.Signals) -> None:
+    bots = [{"name": f"mc{i}", "spec": f"mc(n={20 + i})"} for i in range(6)]
+    for d in ("stopped", "clean"):
+        (tmp_path / d).mkdir()
+        tournament(tmp_path / d, "swiss", bots=bots, games_per_pairing=2, rounds=3)
+    with Store.open(tmp_path / "stopped" / "t.sqlite", create=True) as store:
+        store.ensure_league("t", {"seed": 11})
+    shutil.copy(tmp_path / "stopped" / "t.sqlite", tmp_path / "clean" / "t.sqlite")
+    assert arena(tmp_path / "clean", "league", "run", "t.toml", "-q").returncode == 0
+    where = tmp_path / "stopped"
+    stops = 0
+    for target in (3, 8):  # mid round 1 (6 games), then mid round 2
+        proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "league", "run", "t.toml", "-q", "-j", "2"],
+                                cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline and _count(where / "t.sqlite") < target:
+            time.sleep(0.01)
+        if proc.poll() is None:
+            proc.send_signal(stop)
+            stops += 1
+        proc.wait(timeout=60)
+    assert stops, "the run finished before it could be stopped"
+    assert arena(where, "league", "run", "t.toml", "-q").returncode == 0
+    games, keys = stored(where)
+    data = bracket(where)
+    assert data["finished"] and games == keys == sum(len(m["games"]) for r in data["rounds"] for m in r) == 18
+    assert shape(data) == shape(bracket(tmp_path / "clean"))
+
+
+def _count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with Store.open(path, readonly=True) as store:
+            return int(store.conn.execute("SELECT count(*) FROM games").fetchone()[0])
+    except Exception:  # noqa: BLE001 - the writer is still creating the schema
+        return 0
+
+
+def test_seeding_from_another_leagues_ratings(tmp_path: Path) -> None:
+    write(tmp_path / "ladder.toml", league_toml("ladder", seed=3, database="t.sqlite", bots=FIVE,
+                                                 games_per_pairing=4))
+    assert arena(tmp_path, "league", "run", "ladder.toml", "-q").returncode == 0
+    board = json.loads(arena(tmp_path, "leaderboard", "--league", "ladder.toml", "--json").stdout)
+    order = [row["name"] for row in board["bots"]]
+    tournament(tmp_path, "knockout", seeding="ratings", seeding_league="ladder")
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    first = bracket(tmp_path)["rounds"][0]
+    # bracket order of 8 slots: seeds 1v8, 4v5, 2v7, 3v6: the top 3 of the ladder get the byes
+    assert sorted(m["bots"][0] for m in first if len(m["bots"]) == 1) == sorted(order[:3])
+    assert [m["bots"] for m in first if len(m["bots"]) == 2] == [[order[3], order[4]]]
+
+
+@pytest.mark.parametrize("keys, message", [
+    ({"format": "knockout", "games": ["sorry(players=4)"]}, "plays matches of two bots"),
+    ({"format": "knockout", "rounds": 3}, "rounds is only for format = \"swiss\""),
+    ({"format": "round_robin", "seeding": "ratings"}, "only for a tournament"),
+    ({"format": "knockout", "seeding": "ratings"}, "needs seeding_league"),
+    ({"format": "swiss", "tiebreak_games": 2}, "a tied Swiss match is a draw"),
+    ({"format": "knockout", "seeding": "nope.csv"}, "no such file"),
+    ({"format": "swiss", "schedule": "adaptive"}, "a tournament plays its own rounds"),
+])
+def test_a_tournament_key_that_does_not_fit_is_one_line(tmp_path: Path, keys: dict[str, Any], message: str) -> None:
+    games = keys.pop("games", ["nim"])
+    bots = FIVE if games == ["nim"] else [{"name": n, "spec": "random"} for n in "abcd"]
+    write(tmp_path / "t.toml", league_toml("t", seed=1, database="t.sqlite", bots=bots, games=games,
+                                           games_per_pairing=4 if games != ["nim"] else 2, **keys))
+    p = arena(tmp_path, "league", "run", "t.toml", "-q")
+    assert p.returncode == 2 and message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_arena_bracket_refuses_a_round_robin(tmp_path: Path) -> None:
+    write(tmp_path / "rr.toml", league_toml("rr", seed=1, database="t.sqlite"))
+    assert arena(tmp_path, "league", "run", "rr.toml", "-q").returncode == 0
+    p = arena(tmp_path, "bracket", "--league", "rr.toml")
+    assert p.returncode == 2 and "not a tournament" in p.stderr
