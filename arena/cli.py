@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "league": "arena.commands.league:league",
     "leaderboard": "arena.commands.leaderboard:leaderboard",
     "bracket": "arena.commands.bracket:bracket",
+    "final": "arena.commands.final:final",
     "submit": "arena.commands.submit:submit",
     "replay": "arena.commands.replay:replay",
     "tui": "arena.commands.tui:tui",

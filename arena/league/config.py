@@ -236,9 +236,12 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
                    f"({top.probation_window})")
 
     bots = _parse_bots(top.bots, specs, base, fail)
+    if not bots and top.field_from is None:
+        raise fail("bots is required: a list of bot specs or [[bots]] tables (a tournament may take its field from "
+                   "another league with field_from = \"name\" instead)")
     for spec, k in seat_counts.items():
         players = [b for b in bots if b.games is None or spec in b.games]
-        if len(players) < k:
+        if len(players) < k and top.field_from is None:
             raise fail(f"{spec} needs at least {k} bots that play it, the league has {len(players)}")
     challengers, book, stop = _ranking_keys(top, bots, specs, seat_counts, base, fail)
     return LeagueConfig(name=name, games=tuple(specs), bots=tuple(bots), games_per_pairing=gpp, seed=top.seed,
@@ -254,7 +257,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
 
 TOURNAMENTS = ("swiss", "knockout", "double_elimination")
 _TOURNAMENT_KEYS = ("rounds", "seeding", "seeding_league", "bye_points", "tiebreak_games", "sudden_death",
-                    "bracket_reset")
+                    "bracket_reset", "field_from")
 
 
 def _tournament_keys(top: LeagueFile, seat_counts: dict[str, int], base: Path, fail: Any) -> dict[str, Any]:
@@ -295,7 +298,10 @@ def _tournament_keys(top: LeagueFile, seat_counts: dict[str, int], base: Path, f
         seeding = str(path.resolve())
     elif top.seeding_league is not None and seeding != "ratings":
         raise fail('seeding_league is only read with seeding = "ratings"')
+    if top.field_from is not None and top.field_from.strip() == top.name.strip():
+        raise fail("field_from names this league itself; name the league whose bots enter (e.g. the ladder)")
     return {"rounds": top.rounds, "seeding": seeding, "seeding_league": top.seeding_league,
+            "field_from": top.field_from,
             "bye_points": top.bye_points, "tiebreak_games": top.tiebreak_games, "sudden_death": top.sudden_death,
             "bracket_reset": top.bracket_reset}
 

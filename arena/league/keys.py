@@ -69,9 +69,11 @@ class LeagueFile(BaseModel):
     """Game specs such as `hex(size=7)`; one string or a list (required: `games` or `game`)."""
     game: Specs | None = Field(None, json_schema_extra=_SPECS)
     """Another spelling of `games`, for a league of one game."""
-    bots: Annotated[list[Any], Field(min_length=1, json_schema_extra={
-        "type": "list of strings or tables", "allowed": "a non-empty list of bot specs or [[bots]] tables"})]
-    """The bots: built-in specs (`"random"`) or `[[bots]]` tables (below)."""
+    bots: list[Any] = Field(default_factory=list, json_schema_extra={
+        "type": "list of strings or tables", "default": "none (then field_from is required)",
+        "allowed": "a list of bot specs or [[bots]] tables"})
+    """The bots: built-in specs (`"random"`) or `[[bots]]` tables (below); required unless a tournament takes its
+    field from another league (`field_from`)."""
     games_per_pairing: Annotated[int, Field(ge=1, le=100_000)] | None = None
     """Games per table of bots and per game spec, a multiple of the game's seats (left out: the least common
     multiple of the seat counts)."""
@@ -115,6 +117,10 @@ class LeagueFile(BaseModel):
     sudden_death: Annotated[int, Field(ge=0, le=1000)] = 10
     """Knockout and double elimination: then single games until one is won, at most this many; after that many
     draws the higher seed goes through."""
+    field_from: NonEmpty | None = None
+    """A tournament's entrants from another league of the same database: the current version of every bot entered
+    there by `arena submit` or `arena serve` (active, not on probation), copied when the tournament starts (a
+    course's final from its ladder; `arena final` writes such a file); the league file's own bots join them."""
     bracket_reset: bool = True
     """Double elimination: when the losers' bracket champion wins the grand final, a second final decides."""
     challengers: list[NonEmpty] | None = Field(None, json_schema_extra={

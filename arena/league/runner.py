@@ -122,6 +122,28 @@ def sync_bots(store: Store, league_id: int, config: LeagueConfig,
     return store.bots(league_id, include_retired=False)
 
 
+def enter_field_from(store: Store, league_id: int, source: str) -> list[Bot]:
+    """Copies into the tournament the current version of every bot entered into league ``source`` (same store) by
+    ``arena submit`` or ``arena serve``: active ones only (a bot on probation fails its games). Their game
+    restrictions are the source league's and are not copied (a final may play other games).
+
+    Raises:
+        ConfigError: no league ``source`` in this store."""
+    other = store.league(source)
+    if other is None:
+        raise ConfigError(f"field_from = {source!r}: no such league in {store.path}; name a league of the same "
+                          "database (its submitted bots enter the tournament)")
+    entered = []
+    for bot in store.bots(other.id, include_retired=False):
+        if bot.origin != "submit" or bot.status != "active":
+            continue
+        copy, new = store.upsert_bot(league_id, bot.name, origin="submit", spec=bot.spec, trusted=bot.trusted,
+                                     snapshot=store.snapshot(bot.id) if bot.kind == "file" else None)
+        if new:
+            entered.append(copy)
+    return entered
+
+
 def plan(store: Store, league_id: int, config: LeagueConfig) -> list[Fixture]:
     """The league's whole schedule for its active bots (stored games included); a tournament's: the games of its
     current round (its later rounds depend on these)."""
@@ -258,6 +280,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
     league = store.ensure_league(config.name, stored_config(store, config))
     entered: list[Bot] = []
     sync_bots(store, league.id, config, snapshots, entered)
+    if config.tournament.get("field_from") and frozen_field(store, league.id) is None:
+        entered += enter_field_from(store, league.id, config.tournament["field_from"])
     del snapshots  # the store keeps them now; the writer loads the ones it plays
     bots = {b.id: b for b in store.bots(league.id)}
     batches: Iterator[list[Fixture]] | None = None

@@ -182,3 +182,47 @@ def test_arena_bracket_refuses_a_round_robin(tmp_path: Path) -> None:
     assert arena(tmp_path, "league", "run", "rr.toml", "-q").returncode == 0
     p = arena(tmp_path, "bracket", "--league", "rr.toml")
     assert p.returncode == 2 and "not a tournament" in p.stderr
+
+
+GREEDY_FILE = '''
+class Bot:
+    def __init__(self, game, seat, seed):
+        pass
+    def step(self, state, limit):
+        return max(state.legal_actions())
+'''
+RANDOM_FILE = '''
+import random
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.rng = random.Random(seed)
+    def step(self, state, limit):
+        return self.rng.choice(state.legal_actions())
+'''
+
+
+def test_a_final_from_the_ladder(tmp_path: Path) -> None:
+    """`arena final --from-ladder`: every submitted bot's current version, seeded by the ladder's ratings, playing
+    a game the ladder never played; the ladder's own built-in bots stay out."""
+    write(tmp_path / "ladder.toml", league_toml("ladder", seed=3, database="course.sqlite", games_per_pairing=4))
+    assert arena(tmp_path, "league", "run", "ladder.toml", "-q").returncode == 0
+    for name, source in (("alice", GREEDY_FILE), ("bob", RANDOM_FILE), ("carol", RANDOM_FILE)):
+        write(tmp_path / f"{name}.py", source + f"# {name}\n")
+        p = arena(tmp_path, "submit", f"{name}.py", "--league", "ladder.toml")
+        assert p.returncode == 0, p.stderr
+    assert arena(tmp_path, "league", "run", "ladder.toml", "-q").returncode == 0
+    board = json.loads(arena(tmp_path, "leaderboard", "--league", "ladder.toml", "--json").stdout)
+    ranked = [row["name"] for row in board["bots"] if row["name"] in ("alice", "bob", "carol")]
+    p = arena(tmp_path, "final", "--league", "ladder.toml", "--format", "knockout", "--from-ladder",
+              "--game", "nim(n=9)", "-o", "final.toml")
+    assert p.returncode == 0, p.stderr
+    assert arena(tmp_path, "final", "--league", "ladder.toml", "--from-ladder", "-o", "final.toml").returncode == 2
+    p = arena(tmp_path, "league", "run", "final.toml", "-q")
+    assert p.returncode == 0, p.stderr
+    data = bracket(tmp_path, "final.toml")
+    first = data["rounds"][0]
+    assert [m["bots"] for m in first if len(m["bots"]) == 1] == [[ranked[0]]]  # the ladder's best: the bye
+    assert sorted(b for group in data["placings"] for b in group) == ["alice", "bob", "carol"]
+    with Store.open(tmp_path / "course.sqlite", readonly=True) as store:
+        final = store.league("ladder final")
+        assert final is not None and {g.base_game for g in store.games(final.id)} == {"nim(n=9)"}
