@@ -8,8 +8,9 @@ does not exist, so ids and names cannot be probed); organiser pages answer 404 t
 The leaderboard, bot and game pages render :mod:`arena.output.views`' typed rows through the same macros as
 ``arena report`` (``arena/output/templates/results.html``), with the same pictures (inline SVG) and, on a game's
 page, the report's replay viewer (``replay.js``, served from this origin with the game's data as a script of its
-own), and /me follows a waiting submission's verdict with ``status.js`` (it polls ``/api/submissions/ID``). Every
-response carries a Content-Security-Policy without inline script (``script-src 'self'``: only those three
+own), /me follows a waiting submission's verdict with ``status.js`` (it polls ``/api/submissions/ID``) and a
+tournament's /bracket follows its matches with ``bracket.js`` (it polls ``/api/bracket``). Every
+response carries a Content-Security-Policy without inline script (``script-src 'self'``: only those four
 files; ``connect-src 'self'``), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
 ``X-Frame-Options: DENY``.
 """
@@ -36,7 +37,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.league.config import LeagueConfig
-from arena.output import pictures
+from arena.output import brackets, pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
@@ -45,6 +46,7 @@ from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
 from arena.text import dumps, shown
+from arena.tournament.progress import is_tournament
 from leaderboards import accounts as acc
 from leaderboards.audit import league_audit
 from leaderboards.store import Store
@@ -417,9 +419,21 @@ def create_app(site: Site) -> ASGIApp:
     def leaderboard_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
-        board = leaderboard(store, store.find_league(site.config.name), h2h=True)
+        lg = store.find_league(site.config.name)
+        board = leaderboard(store, lg, h2h=True)
         return page("leaderboard.html", v, site, board=board, bot_href=lambda r: f"/bots/{int(r.bot_id)}",
-                    matrix=pictures.matrix_figure(board.rows, board.cells or []))
+                    matrix=pictures.matrix_figure(board.rows, board.cells or []),
+                    tournament=is_tournament(lg.config))
+
+    def bracket_page(request: Request, store: Store, v: Viewer) -> Response:
+        """A tournament's bracket or Swiss table and places; bracket.js follows it as matches end."""
+        if not can_view_public(v):
+            return RedirectResponse("/login", 303)
+        t = brackets.tournament(store, store.find_league(site.config.name), bot_href=lambda b: f"/bots/{int(b)}")
+        if t is None:
+            return page("message.html", v, site, 404, title="Not found",
+                        message="This league is a round robin or a gauntlet, not a tournament: it has no bracket.")
+        return page("bracket.html", v, site, t=t, bot_href=lambda b: f"/bots/{int(b)}")
 
     def bot_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
@@ -647,6 +661,17 @@ def create_app(site: Site) -> ASGIApp:
                 row["spec"] = None
         return Response(dumps(doc, indent=2) + "\n", media_type="application/json")
 
+    def api_bracket(request: Request, store: Store, v: Viewer) -> Response:
+        """`arena bracket --json`'s document (bracket.js polls it)."""
+        if not can_view_public(v):
+            return error(401, "this league's bracket is for its accounts: send Authorization: Bearer TOKEN")
+        t = brackets.tournament(store, store.find_league(site.config.name))
+        if t is None:
+            return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
+                              "\"double_elimination\"): it has no bracket")
+        return Response(dumps(t.doc, indent=2) + "\n", media_type="application/json",
+                        headers={"cache-control": "no-store"})
+
     # -- organisers -----------------------------------------------------------------------------------------
     audited: dict[str, Any] = {}
     audit_lock = threading.Lock()
@@ -744,6 +769,10 @@ def create_app(site: Site) -> ASGIApp:
         js = resources.files("arena.server").joinpath("templates/status.js").read_text()
         return Response(js, media_type="text/javascript", headers={"cache-control": "max-age=300"})
 
+    async def bracket_script(request: Request) -> Response:
+        js = resources.files("arena.server").joinpath("templates/bracket.js").read_text()
+        return Response(js, media_type="text/javascript", headers={"cache-control": "max-age=300"})
+
     async def stylesheet(request: Request) -> Response:
         css = resources.files("arena.output.templates").joinpath("report.css").read_text() + \
             resources.files("arena.server").joinpath("templates/site.css").read_text()
@@ -767,9 +796,12 @@ def create_app(site: Site) -> ASGIApp:
         Route("/api/submissions", api_submit, methods=["POST"]),
         Route("/api/submissions/{sid}", sync(api_submission)),
         Route("/api/leaderboard", sync(api_leaderboard)),
+        Route("/bracket", sync(bracket_page)),
+        Route("/api/bracket", sync(api_bracket)),
         Route("/static/site.css", stylesheet),
         Route("/static/replay.js", viewer_script),
         Route("/static/status.js", status_script),
+        Route("/static/bracket.js", bracket_script),
         Route("/{path:path}", sync(nowhere), methods=["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]),
     ]
     return SecurityHeaders(Starlette(routes=routes, exception_handlers=connections.exception_handlers()))

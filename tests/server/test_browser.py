@@ -182,3 +182,79 @@ def test_every_page_works_at_phone_width(tmp_path):
     finally:
         b.quit()
         server.stop()
+
+
+SLOW_MOVES = PLAIN.replace("        return self.rng.choice(state.legal_actions())",
+                           "        import time\n        time.sleep(0.5)\n"
+                           "        return self.rng.choice(state.legal_actions())")
+BRACKET_LEAGUE = '''name = "cup"
+games = ["nim(n=9)"]
+games_per_pairing = 2
+seed = 1
+format = "knockout"
+database = "srv.sqlite"
+[limits]
+move_time = 3.0
+first_move_time = 20.0
+[[bots]]
+name = "top seed"
+spec = "random"
+[[bots]]
+name = "</script><script>window.pwned=1</script>"
+file = "slow.py"
+[[bots]]
+name = "slow &\\"'"
+file = "slow.py"
+'''
+
+
+def test_the_bracket_page_follows_the_tournament_as_its_matches_end(tmp_path):
+    """A knockout of three (the top seed has a bye; the other two play, then the final) whose bots take half a
+    second a move: /bracket, opened before the first match ends, shows that match's result, then the final's, and
+    the places, by itself (bracket.js polls /api/bracket under the CSP): the page is never loaded again."""
+    make_league(tmp_path, BRACKET_LEAGUE)
+    (tmp_path / "slow.py").write_text(SLOW_MOVES)
+    b = browser(tmp_path)
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    server = Server(tmp_path).start()
+    try:
+        b.get(server.base + "/")
+        b.find_element(By.CSS_SELECTOR, "#bracket-link a").click()  # the leaderboard links to the bracket
+        assert b.current_url == server.base + "/bracket"
+        b.execute_script("window.arenaTestMark = 1")  # gone if the page were loaded again
+
+        def boxes() -> dict[str, str]:
+            return {g.get_attribute("data-match"): g.get_attribute("class")
+                    for g in b.find_elements(By.CSS_SELECTOR, "#tournament svg g.match")}
+
+        first = boxes()  # (empty while the server has not started the tournament: "Not started")
+        assert not first or (first["R1-2"] in ("match waiting", "match playing") and first["R2"] == "match waiting"), \
+            first
+        seen = [first]
+        deadline = time.monotonic() + 180
+        while True:
+            assert time.monotonic() < deadline, (seen, server.output())
+            try:
+                now, places = boxes(), [li.text for li in b.find_elements(By.CSS_SELECTOR, "#placings li")]
+            except StaleElementReferenceException:  # (the section was just replaced)
+                continue
+            if now != seen[-1]:
+                seen.append(now)
+            if now.get("R2") == "match done" and len(places) == 3:
+                break
+            time.sleep(0.2)
+        # the final waited for the first match's winner, whose end was shown while the final was still to be played
+        assert any(s.get("R2") == "match waiting" for s in seen), seen
+        assert any(s.get("R1-2") == "match done" and s.get("R2") in ("match waiting", "match playing")
+                   for s in seen), seen
+        assert b.execute_script("return window.arenaTestMark") == 1  # followed without a reload
+        assert b.execute_script("return window.pwned === undefined")  # the hostile name stayed text
+        assert "</script><script>window.pwned=1</script>" in places  # (second or third: shown as it is)
+        assert b.find_element(By.ID, "tournament").get_attribute("data-finished") == "yes"
+        assert "finished" in b.find_element(By.ID, "tournament-state").text
+        errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
+        assert not errors, errors
+    finally:
+        b.quit()
+        server.stop()
