@@ -20,14 +20,43 @@ class Limit:
     """True for the bot's first move, which usually has a longer time limit (set-up time)."""
     think: float | None = None
     """Seconds the referee means a move to think: the league's ``move_time``, on every move, the first included
-    (None: not given, think for ``time``)."""
+    (None: not given, think for ``time``, or with a game clock, for a share of it)."""
+    clock: float | None = None
+    """With a game clock (a league's ``time_control``): seconds left on this bot's clock as this move starts (on
+    the first move, after its start-up was charged). ``time`` is then at most this. None: no game clock."""
+    increment: float | None = None
+    """With a game clock: seconds added to the clock after each move (None: no game clock)."""
+    moves_to_go: int | None = None
+    """With a game clock that has periods (``"40/60+0.5"``): moves left in this period, this one included, after
+    which the base is added again (None: no periods, or no game clock)."""
 
     @property
     def think_time(self) -> float | None:
-        """Seconds to search this move: ``think``, never past ``time``; ``time`` when no budget was given."""
-        if self.think is None or self.time is None:
-            return self.time if self.think is None else self.think
-        return min(self.think, self.time)
+        """Seconds to search this move: ``think``, never past ``time``; ``time`` when no budget was given; with a
+        game clock, a share of it (:func:`clock_share`), never past ``think`` or ``time``."""
+        budget = self.think
+        if self.clock is not None:
+            share = clock_share(self.clock, self.increment or 0.0, self.moves_to_go)
+            budget = share if budget is None else min(budget, share)
+        if budget is None or self.time is None:
+            return self.time if budget is None else budget
+        return min(budget, self.time)
+
+
+MOVES_LEFT_GUESS = 30
+"""Moves a game clock is shared over when the period does not say (a game's remaining length is not known)."""
+SAFE_SHARE = 0.5
+"""The most of the clock left one move of the built-in bots thinks for (a move the period ends with: 0.8)."""
+
+
+def clock_share(left: float, increment: float, moves_to_go: int | None) -> float:
+    """How long a built-in bot thinks on a move with ``left`` seconds on its clock: an even share of it over the
+    moves to go in the period (else :data:`MOVES_LEFT_GUESS`) plus three quarters of the increment it gets back,
+    never more than half of what is left (the period's last move: 0.8 of it, the base comes back after it). A bot
+    that ends moves early banks that time for its later moves."""
+    moves = moves_to_go or MOVES_LEFT_GUESS
+    cap = 0.8 if moves_to_go == 1 else SAFE_SHARE
+    return max(0.0, min(left / moves + 0.75 * increment, cap * left))
 
 
 def think_time(limit: Any) -> float | None:

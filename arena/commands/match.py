@@ -147,6 +147,10 @@ def print_table(console: Console, game: str, tot: dict[str, Any], n_games: int, 
               help="Seconds per move (built-in bots think this long on every move).")
 @click.option("--first-move-time", type=LimitType("first_move_time"), default=Limits.first_move_time,
               show_default=True, help="Seconds for each bot's first move (start-up plus one move).")
+@click.option("--time-control", type=LimitType("time_control"), default=None, metavar="[MOVES/]BASE[+INC]",
+              help="A game clock per bot: BASE seconds for the game plus INC after each move, the base again after "
+                   "every MOVES moves (e.g. 60+0.5, 40/60+0.5). --move-time and --first-move-time then cap one move "
+                   "only where given.")
 @click.option("--memory", "memory_mb", type=LimitType("memory_mb"), default=Limits.memory_mb, show_default=True,
               help="MB per bot.")
 @click.option("--max-moves", type=LimitType("max_moves"), default=None,
@@ -177,7 +181,7 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
           memory_mb: int, on_failure: str, trusted: bool, debug: bool, as_json: bool,
           chance_key: str | None = None, max_bot_mb: float = Limits.max_bot_mb, sprt_text: str | None = None,
           quiet: bool = False, openings_text: str | None = None, max_moves: int | None = None,
-          max_game_seconds: float | None = None) -> None:
+          max_game_seconds: float | None = None, time_control: str | None = None) -> None:
     """Play GAME between the BOTs (built-in specs, bot files or bot folders with bot.py), each sandboxed in its
     own process."""
     # start-up: the sandbox only when a game is played
@@ -204,9 +208,15 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     if sprt is not None and len(bots) != 2:
         raise ConfigError(f"--sprt compares two bots; {g} has {len(bots)} seats")
     points: list[float] = []  # the first bot's points per game (the SPRT's observations)
-    limits = Limits(move_time=move_time, first_move_time=first_move_time, memory_mb=memory_mb,
-                    trusted=trusted, debug=debug, max_bot_mb=max_bot_mb, max_moves=max_moves,
-                    max_game_seconds=max_game_seconds)
+    # with a clock, a move time caps a move only where given (its default is no cap: arena.limits.UNCAPPED)
+    ctx = click.get_current_context()
+    given: dict[str, Any] = {
+        name: value for name, value in (("move_time", move_time), ("first_move_time", first_move_time))
+        if time_control is None or ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    if time_control is not None:
+        given["time_control"] = time_control
+    limits = Limits(**given, memory_mb=memory_mb, trusted=trusted, debug=debug, max_bot_mb=max_bot_mb,
+                    max_moves=max_moves, max_game_seconds=max_game_seconds)
     # Each bot file or folder enters once, as a snapshot: every game plays that copy, whatever happens to the path.
     # comp424:PATH is a COMP424 course folder, run unchanged (arena.adapters.comp424)
     entered = [comp424.enter(b, int(max_bot_mb * MB)) if is_agent_arg(b) else

@@ -76,6 +76,11 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
     # names, the league's and the failures' texts come from bots and users' files: shown literally
     click.echo(f"game {g.id} of league {shown(league)}: {shown(g.game)}, seed {g.seed}, round {g.round}")
     click.echo("seats: " + ", ".join(f"{s}={shown(name)}" for s, name in enumerate(g.players)))
+    clocks = g.info.get("clock_left")  # a game with clocks: the mover's clock after each decision
+    if not isinstance(clocks, list):
+        clocks = []
+    elif "time_control" in g.info:
+        click.echo(f"time control: {shown(str(g.info['time_control']))} (each move shows the clock it left)")
     state = game.new_initial_state()
     if board:
         click.echo(game.render_text(state))  # the game draws its own board (games.base.Game)
@@ -90,7 +95,9 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
             click.echo(f"{i + 1:4d}. opening: {text}")
         else:
             wall = g.wall_times[kind] if isinstance(kind, int) and kind < len(g.wall_times) else None
-            timing = f"  [{1000 * wall:.1f} ms]" if wall is not None else ""
+            left = clocks[kind] if isinstance(kind, int) and kind < len(clocks) else None
+            clock = f", clock {left:.3f} s" if isinstance(left, (int, float)) and not isinstance(left, bool) else ""
+            timing = f"  [{1000 * wall:.1f} ms{clock}]" if wall is not None else ""
             click.echo(f"{i + 1:4d}. seat {seat} ({shown(g.players[seat])}): {text}{timing}")
         state.apply_action(action)
         if board:

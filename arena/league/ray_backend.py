@@ -331,10 +331,10 @@ def game_bound(task: Task) -> float:
         return math.inf
     moves = limits.max_moves or _max_moves(task.game)
     clock = limits.game_seconds(len(task.seats), moves)
-    by_clock = math.inf if clock is None else clock + len(task.seats) * limits.first_move_time + 60
+    by_clock = math.inf if clock is None else clock + len(task.seats) * limits.startup_time() + 60
     if moves is None:
         return by_clock
-    return min(by_clock, len(task.seats) * limits.first_move_time + 2 * moves * limits.move_time)
+    return min(by_clock, limits.moves_seconds(len(task.seats), moves))
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,7 +16,7 @@ from typing import Any
 import bots as bots_pkg
 import games as games_pkg
 from arena.errors import ConfigError
-from arena.limits import MAX_DECISIONS, Limits
+from arena.limits import MAX_DECISIONS, GameClock, Limits
 from arena.referee.chance import bot_seed, new_key
 from arena.referee.loop import play
 from arena.results.records import GameRecord
@@ -168,8 +168,14 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         # The one place each move's allowance is computed; BotProcess.step sends it to the bot and times the move
         # by it. Every move after a bot's first has the same one: built once, not once a move.
         allowances = (limits.allowance(0), limits.allowance(1))
+        control = limits.clock()
+        clocks = [GameClock(control) for _ in proxies] if control is not None else []
+        for proxy, game_clock in zip(proxies, clocks):  # each proxy charges its bot's clock every move
+            proxy.game_clock = game_clock
 
         def limit_for(seat: int, _decision: int) -> Limit:
+            if clocks:  # with a game clock, each move's allowance depends on what is left on it
+                return limits.allowance(proxies[seat].moves, clocks[seat])
             return allowances[proxies[seat].moves > 0]
 
         record = play(game, proxies, seed, limit=limit_for, on_failure=on_failure, max_moves=max_moves,
@@ -184,7 +190,22 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
     if not all(p.started for p in proxies):  # a bot that never loaded: `arena match` says why and stops
         record.info["start_failed"] = [seat for seat, p in enumerate(proxies) if not p.started]
     record.info.update(timing_info(record.move_seats, [p.move_timing for p in proxies]))
+    if clocks:
+        record.info.update(clock_info(record.move_seats, control, clocks))
     return record
+
+
+def clock_info(move_seats: Sequence[int], control: Any, clocks: Sequence[GameClock]) -> dict[str, Any]:
+    """The record's game clocks: ``time_control`` (its text), ``clock_left`` (per decision, aligned with
+    ``move_seats``: seconds left on the mover's clock after it, the increment included; None where the move was
+    never charged: a bot that failed before it moved) and ``clocks_end`` (per seat, what was left at the end)."""
+    cursor = [0] * len(clocks)
+    left: list[float | None] = []
+    for seat in move_seats:
+        after = clocks[seat].after
+        left.append(after[cursor[seat]] if cursor[seat] < len(after) else None)
+        cursor[seat] += 1
+    return {"time_control": str(control), "clock_left": left, "clocks_end": [round(c.left, 4) for c in clocks]}
 
 
 def timing_info(move_seats: Sequence[int], timings: Sequence[Sequence[tuple[float | None, float]]]) -> dict[str, Any]:

@@ -87,19 +87,24 @@ class Clock:
         self._load_cpu: float | None = None  # CPU seconds before ready, added to the first move's CPU figure
         self.load_wall: float | None = None
         """Wall seconds from ``init`` to ``ready`` (None: not measured)."""
+        self.clocked = limits.time_control is not None
+        """A game clock is kept (its moves are charged by ``move_charge``: the run-queue delay is read every move)."""
+        self._flag: str | None = None  # the move under way is limited by the game clock: how the timeout reads
 
     # -- the allowance (each move's comes from the referee: Limits.allowance, passed to BotProcess.step) ---------
     def startup_deadline(self) -> float:
         """When a bot that is not ready yet has missed its start-up allowance."""
-        return time.monotonic() + deadline_for(self.limits.first_move_time) + STARTUP_GRACE
+        return time.monotonic() + deadline_for(self.limits.startup_time()) + STARTUP_GRACE
 
     def loading(self) -> None:
         """The ``init`` frame is sent: the bot loads its code now, and the first move's clock starts."""
         self._load_started = time.monotonic()
 
-    def begin(self, seconds: float, started: float) -> float:
+    def begin(self, seconds: float, started: float, flag: str | None = None) -> float:
         """Starts the account of a move of ``seconds`` (begun at ``started``); returns its deadline. The first move's
-        is earlier by the load's charge (see ``ready``): the first move time pays for start-up."""
+        is earlier by the load's charge (see ``ready``): the first move time pays for start-up. ``flag``: the move
+        is limited by the bot's game clock (what a timeout then says: the clock ran out)."""
+        self._flag = flag
         deadline = started + deadline_for(seconds) - self._load_charge
         self._move_load, self._load_charge = self._load_charge, 0.0
         self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
@@ -143,12 +148,25 @@ class Clock:
         credit = max(0.0, min(wait, wall - cpu) if cpu is not None else min(wait, wall))
         self._load_charge = max(0.0, wall - credit - LOAD_ALLOWANCE)
 
+    def move_charge(self, started: float) -> float:
+        """What the move under way (begun at ``started``) is charged to a game clock, read as its answer came (before
+        the freeze): what its deadline holds it to, its wall time less the credit for waiting for a CPU (the main
+        thread's run-queue delay bounded by wall - CPU, at most MAX_CREDIT move times: ``overtime``'s rule), plus
+        the load's charge on the first move (``ready``)."""
+        wall = time.monotonic() - started
+        wait = self._wait_so_far()
+        cpu = self.cpu_so_far()
+        credit = max(0.0, min(wait, wall - cpu) if cpu is not None else wait) if wait is not None else 0.0
+        seconds = self._move[2] if self._move is not None else 0.0
+        return max(0.0, wall - min(credit, MAX_CREDIT * seconds)) + self._move_load
+
     def end(self, started: float, seconds: float, force: bool = False) -> None:
-        """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION) and extension."""
+        """Keeps the move's run-queue delay (read only for slow moves, see SAMPLE_FRACTION, and every move of a game
+        clock: ``move_charge`` credits each move's own) and extension."""
         self._move = None
         self._unsampled += time.monotonic() - started
         delay = None
-        if force or self._extension or self._unsampled >= SAMPLE_FRACTION * seconds:
+        if force or self.clocked or self._extension or self._unsampled >= SAMPLE_FRACTION * seconds:
             now = self._run_delay()
             if now is not None and self._delay_mark is not None:
                 delay = now - self._delay_mark
@@ -258,6 +276,8 @@ class Clock:
         freeze()
         if self.limits.debug:
             return
+        if self._flag is not None:
+            raise BotTimeoutError(f"{self._flag}{detail}")
         raise BotTimeoutError(f"no answer within the move time ({self.limits.time_for(max(self.moves - 1, 0)):g} s)"
                               f"{detail}")
 

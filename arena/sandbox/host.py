@@ -213,9 +213,13 @@ def serve() -> None:
         if lim is not None or limit is None:  # the referee sends the limit only when it changes
             lim = lim or {}
             key = (lim.get("time"), lim.get("memory_mb"), bool(lim.get("first_move")), lim.get("think"))
-            limit = limits.get(key)
-            if limit is None:
-                limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2], think=key[3])
+            if lim.get("clock") is not None:  # a game clock: a new limit every move (none is kept)
+                limit = Limit(time=key[0], memory_mb=key[1], first_move=key[2], think=key[3], clock=lim["clock"],
+                              increment=lim.get("increment"), moves_to_go=lim.get("moves_to_go"))
+            else:
+                limit = limits.get(key)
+                if limit is None:
+                    limit = limits[key] = Limit(time=key[0], memory_mb=key[1], first_move=key[2], think=key[3])
         try:
             value = bot.step(state.clone(), limit)
         except MemoryError as exc:

@@ -125,7 +125,7 @@ class Sandbox:
                 moves = int(self.limits.max_moves or self.game.max_game_length())
             except (NotImplementedError, AttributeError):
                 moves = 1000
-            cpu = self.limits.first_move_time + self.limits.move_time * min(moves, MAX_DECISIONS) + 10
+            cpu = self.limits.bot_seconds(min(moves, MAX_DECISIONS)) + 10  # with a clock: at most the whole clock
         out = [(resource.RLIMIT_AS, address_space), (resource.RLIMIT_CPU, math.ceil(cpu)),
                (resource.RLIMIT_NOFILE, self.limits.max_open_files),
                (resource.RLIMIT_FSIZE, self.limits.max_file_size_mb * mb), (resource.RLIMIT_CORE, 0)]

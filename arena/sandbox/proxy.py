@@ -25,7 +25,7 @@ from arena.errors import (
     MachineOverloadedError,
     ProtocolError,
 )
-from arena.limits import Limits
+from arena.limits import GameClock, Limits
 from arena.sandbox import failures, protocol
 from arena.sandbox.channel import STDERR_KEEP, Channel
 from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT, GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
@@ -49,6 +49,9 @@ class BotProcess:
     reads_state_only = True
     """``step`` only reads the state's new actions: the referee hands it the game's state, not a copy (a copy
     per move costs the game's length: quadratic over a long game)."""
+    game_clock: GameClock | None = None
+    """The bot's game clock (``limits.time_control``; set by the referee): each move is charged to it here, as the
+    sandbox charges a move (:meth:`arena.sandbox.clock.Clock.move_charge`), and a move it cannot hold is a flag."""
 
     def __init__(self, bot: dict[str, Any], game: Any, seat: int, seed: int, limits: Limits, *,
                  sandbox: Any, name: str = "") -> None:
@@ -66,7 +69,7 @@ class BotProcess:
         states. Set when the process is planned; nothing the bot sends changes it."""
         self._game = game
         self._num_actions = game.num_distinct_actions()
-        self._limit_sent: tuple[float, bool] | None = None
+        self._limit_sent: tuple[Any, ...] | None = None
         self._sent = 0
         self._next_id = 1
         self._late: set[int] = set()
@@ -151,6 +154,11 @@ class BotProcess:
         if seconds is None:  # a sandboxed move always has a deadline (only the debug path plays without one)
             raise ValueError("a sandboxed bot's move needs a time limit (Limit.time)")
         clock.moves += 1
+        game_clock = self.game_clock
+        if game_clock is not None and limit.clock is not None and limit.clock <= 0:
+            clock.skipped()  # a move within the last one's grace emptied the clock, and no increment came back
+            game_clock.flag()
+            raise BotTimeoutError(f"the clock ran out (time control {self.limits.time_control}): no time left on it")
         self._settle()  # the others' stops are confirmed before this move's clock starts: that wait is not its time
         started = time.monotonic()
         if not self._ready:
@@ -162,8 +170,17 @@ class BotProcess:
             started = time.monotonic()
         # the first move pays for the load (clock.ready): the bot is told the time it has left, not the full limit
         told = max(0.0, round(seconds - clock.load_charge(), 3))
-        deadline = clock.begin(seconds, started)
-        clock.load_overran(started, deadline, self._freeze)  # the load took the whole first move: timed out
+        told_clock = None if limit.clock is None else max(0.0, round(limit.clock - clock.load_charge(), 3))
+        # a move held to the time left on the game clock (not to a smaller move time): its timeout is a flag
+        flag = None if game_clock is None or limit.clock is None or seconds < limit.clock else (
+            f"the clock ran out (time control {self.limits.time_control}): no answer within the {seconds:.3f} s left "
+            "on its clock")
+        deadline = clock.begin(seconds, started, flag)
+        try:
+            clock.load_overran(started, deadline, self._freeze)  # the load took the whole first move: timed out
+        except BotTimeoutError:
+            self._clock_timeout(flag, seconds)
+            raise
         # only what the bot has not seen (it rebuilds the state, and who moved, itself); history_since copies
         # just those, so a move's cost does not grow with the game (other games' states: history()'s tail)
         since = getattr(state, "history_since", None)
@@ -171,14 +188,16 @@ class BotProcess:
         self._sent += len(actions)
         request_id = self._next_id
         self._next_id += 1
-        key = (told, first)
+        key = (told, first, told_clock)
         if key == self._limit_sent:  # the host keeps the last limit: send it only when it changes
             frame = protocol.step_frame(request_id, actions)
         else:
             self._limit_sent = key
-            frame = protocol.step_frame(request_id, actions, protocol.encode_value(
-                {"time": told, "memory_mb": limit.memory_mb, "first_move": first,
-                 "think": limit.think}))  # think: the budget on every move; the first's time covers start-up
+            sent = {"time": told, "memory_mb": limit.memory_mb, "first_move": first,
+                    "think": limit.think}  # think: the budget on every move; the first's time covers start-up
+            if told_clock is not None:  # a game clock: what is left on it, the increment, the moves to go
+                sent.update(clock=told_clock, increment=limit.increment, moves_to_go=limit.moves_to_go)
+            frame = protocol.step_frame(request_id, actions, protocol.encode_value(sent))
         channel = self.channel
         channel.new_move()
         try:
@@ -203,11 +222,15 @@ class BotProcess:
         except (BotError, MachineOverloadedError) as exc:
             if isinstance(exc, BotTimeoutError):
                 self._late.add(request_id)  # its answer may still come, once (a bot kept by the random-move rule)
+                self._clock_timeout(flag, seconds)
             self._freeze()
             clock.end(started, seconds, force=isinstance(exc, (BotTimeoutError, MachineOverloadedError)))
             raise
+        charged = clock.move_charge(started) if game_clock is not None else 0.0  # read before the freeze
         self._freeze()
         clock.end(started, seconds)
+        if game_clock is not None:
+            game_clock.charge(charged)
         if "action" not in reply:
             if "bad_action" in reply:
                 raise IllegalMoveError(f"bot returned {str(reply['bad_action'])[:200]} instead of an int action")
@@ -255,8 +278,9 @@ class BotProcess:
             # forfeits now instead of being waited for again at every move (random_move games stalled on it).
             self._kill()
             raise BotTimeoutError(f"bot did not become ready within its start-up allowance "
-                                  f"({self.limits.first_move_time:g} s first move time + {STARTUP_GRACE:g} s to "
-                                  "start the process)") from None
+                                  f"({self.limits.startup_time():g} s "
+                                  f"{'on its clock' if self.limits.time_control else 'first move time'} + "
+                                  f"{STARTUP_GRACE:g} s to start the process)") from None
         if reply.get("type") != "ready":
             self._raise_reported(reply)
         self._ready = True  # the frame's own claims (its uid, its layers) are the bot's word: never kept as facts
@@ -273,6 +297,14 @@ class BotProcess:
         return self.channel.stderr_text()
 
     # -- failures ----------------------------------------------------------------------------------
+    def _clock_timeout(self, flag: str | None, seconds: float) -> None:
+        """A move timed out: with a game clock, a flag when the clock held it, else the move time it had is charged."""
+        if self.game_clock is not None:
+            if flag is not None:
+                self.game_clock.flag()
+            else:
+                self.game_clock.charge(seconds)
+
     def _overtime(self, deadline: float) -> float:
         return self.clock.overtime(deadline, self.channel.answer_waiting, self._freeze)
 
