@@ -495,3 +495,39 @@ def test_a_worker_of_another_build_refuses_the_driver(tmp_path):
     refusal = _play_remote((version, "0" * 16), [task], [digest], blob)
     assert isinstance(refusal, str) and f"runs arena {version} build {build}" in refusal
     assert f"the driver runs arena {version} build {'0' * 16}" in refusal
+
+
+TOURNAMENT = """
+name = "cup"
+games = ["nim"]
+format = "double_elimination"
+games_per_pairing = 2
+seed = 4
+bots = ["random", "greedy", "mc(n=5)", "mc(n=10)", "mc(n=20)"]
+"""
+
+
+def test_a_tournament_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
+    """A double elimination plays round after round on Ray (the next round paired when the last one's games are
+    stored), with the same games, bracket and places as locally."""
+    write(tmp_path / "cup.toml", TOURNAMENT)
+    os.chmod(tmp_path, 0o755)
+    with Store.open(tmp_path / "ray.sqlite", create=True) as store:  # one league secret for both runs
+        store.ensure_league("cup", {"seed": 4})
+    shutil.copy(tmp_path / "ray.sqlite", tmp_path / "local.sqlite")
+    out = driver(tmp_path, cluster, "league", "run", "cup.toml", "--backend", "ray", "--address", cluster.address,
+                 "--db", "ray.sqlite", "-q")
+    assert out.returncode == 0, out.stderr
+    local = run_league(load_config(tmp_path / "cup.toml"), db=tmp_path / "local.sqlite", backend="local",
+                       concurrency=2)
+    assert local.errors == []
+    brackets = []
+    for db in ("ray.sqlite", "local.sqlite"):
+        p = subprocess.run([ARENA, "bracket", "--db", db, "--json"], cwd=tmp_path, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        data = json.loads(p.stdout)
+        assert data["finished"]
+        brackets.append(([[(m["label"], m["bots"], m["score"], m["winner"]) for m in r] for r in data["rounds"]],
+                         data["placings"]))
+    assert brackets[0] == brackets[1]
+    assert stored(tmp_path / "ray.sqlite", "cup")[0] == stored(tmp_path / "local.sqlite", "cup")[0]
