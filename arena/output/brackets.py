@@ -121,6 +121,18 @@ def layout(state: State) -> list[Slot]:
     return slots
 
 
+def match_names(state: State) -> dict[int, str]:
+    """Each match of ``state`` (by ``id()``) named as the drawing names it: ``W2-1``, ``GF`` (a bracket's numbers
+    count every match of its round, those not known yet too), ``R3-2`` in Swiss (a round's pairings in order)."""
+    if state.format != "swiss":
+        return {id(s.match): s.name for s in layout(state) if s.match is not None}
+    out = {}
+    for matches in state.rounds:
+        for k, m in enumerate(matches, 1):
+            out[id(m)] = f"{m.label}-{k}" if len(matches) > 1 else m.label
+    return out
+
+
 def _entrant(slots: Sequence[Slot], source: bracket_rules.Source, state: State) -> tuple[int | None, str]:
     """A slot of a match whose entrants are not all known: (the bot, when its source is decided; else None) and
     what to write when it is not."""
@@ -303,8 +315,10 @@ def placings(state: State, labels: dict[int, str]) -> list[Placing]:
     return out
 
 
-def tournament(store: Store, league: League, bot_href: Callable[[int], str] | None = None) -> Tournament | None:
-    """The tournament of ``league`` as its pages show it; None when the league is not a tournament."""
+def tournament(store: Store, league: League, bot_href: Callable[[int], str] | None = None, *,
+               draw: bool = True) -> Tournament | None:
+    """The tournament of ``league`` as its pages show it; None when the league is not a tournament. ``draw``
+    False: no SVG (an export)."""
     if not is_tournament(league.config):
         return None
     fmt = str(league.config["format"])
@@ -314,7 +328,7 @@ def tournament(store: Store, league: League, bot_href: Callable[[int], str] | No
                           doc={"format": fmt, "finished": False, "rounds": [], "placings": []})
     labels = {b.id: b.label for b in store.bots(league.id, source=False)}
     doc = view(state, labels)
-    figure = Markup("") if fmt == "swiss" else bracket_svg(state, labels, bot_href)
+    figure = Markup("") if fmt == "swiss" or not draw else bracket_svg(state, labels, bot_href)
     return Tournament(league.name, fmt, True, len(state.entrants), state.finished, figure,
                       swiss_rows(state, labels) if fmt == "swiss" else [], doc["rounds"],
                       placings(state, labels), doc, state, labels)

@@ -1,8 +1,12 @@
 """Issue 32 ("What people see"): a tournament drawn for people. The bracket as inline SVG (a box per match, both bots
 with their scores, the winner marked, a bye, a match to be played, lines from a match to the next), the Swiss table
-with its tie-breaks, the places; in `arena report`'s index page; every bot name escaped."""
+with its tie-breaks, the places; in `arena report`'s index page; `arena export matches` and `arena export placings`;
+every bot name escaped."""
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -23,7 +27,7 @@ SCRIPT = "<script>alert(1)</script>"
 QUOTES = "&\"'"
 HOSTILE_BOTS = [{"name": SCRIPT, "spec": "random"}, {"name": QUOTES, "spec": "greedy"},
                 {"name": "mc20", "spec": "mc(n=20)"}, {"name": "mc5", "spec": "mc(n=5)"},
-                {"name": "rnd", "spec": "random"}]
+                {"name": "=rnd()", "spec": "random"}]
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -174,3 +178,72 @@ def test_a_tournament_not_started_says_so_and_a_round_robin_has_none(tmp_path) -
         write_report(store, "ko", tmp_path / "r", 0)
     page = (tmp_path / "r" / "index.html").read_text()
     assert "<h2>Knockout</h2>" in page and "Not started: no match has been paired yet." in page
+
+
+@pytest.mark.parametrize("fmt", ["double_elimination", "swiss"])
+def test_export_matches_lists_every_match_as_the_bracket_names_it(played, fmt) -> None:
+    as_csv = arena(played, "export", "matches", "--league", f"{fmt}.toml")
+    as_json = arena(played, "export", "matches", "--league", fmt, "--db", f"{fmt}.sqlite", "--json")
+    games = arena(played, "export", "games", "--league", f"{fmt}.toml", "--json")
+    assert as_csv.returncode == as_json.returncode == games.returncode == 0, as_csv.stderr + as_json.stderr
+    doc = json.loads(as_json.stdout)
+    store, lg = load(played, fmt)
+    with store:
+        t = tournament(store, lg)
+    assert t is not None and doc["league"] == fmt and doc["format"] == fmt and doc["finished"] is True
+    listed = [m for r in t.doc["rounds"] for m in r]
+    assert [(m["label"], m["bot_1"], m["bot_2"], m["winner"], m["games"]) for m in doc["matches"]] == \
+        [(m["label"], m["bots"][0], m["bots"][1] if len(m["bots"]) > 1 else None, m["winner"], m["games"])
+         for m in listed]
+    assert [m["score_1"] for m in doc["matches"] if m["status"] == "done"] == \
+        [m["score"][0] for m in listed if m["score"]]
+    if fmt != "swiss":  # each match is named as its box in the drawing
+        drawn = {g.get("data-match") for g in svg_tree(str(t.figure)).iter(f"{SVG}g")}
+        assert {m["match"] for m in doc["matches"]} == drawn
+    else:
+        assert [m["match"] for m in doc["matches"]][:2] == ["R1-1", "R1-2"]
+        assert {m["status"] for m in doc["matches"]} == {"done", "bye"}  # five bots: a bye every round
+    # a match's round is its games' round; every game of the tournament is in exactly one match
+    rounds = {g["id"]: g["round"] for g in json.loads(games.stdout)["games"]}
+    assert sorted(i for m in doc["matches"] for i in m["games"]) == sorted(rounds)
+    assert all(rounds[i] == m["round"] for m in doc["matches"] for i in m["games"])
+    rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert [r["match"] for r in rows] == [m["match"] for m in doc["matches"]]
+    assert [r["games"] for r in rows] == [" ".join(map(str, m["games"])) for m in doc["matches"]]
+    names = {r["bot_1"] for r in rows} | {r["bot_2"] for r in rows}
+    assert SCRIPT in names and QUOTES in names and "'=rnd()" in names and "=rnd()" not in names  # no formula
+
+
+def test_export_placings_of_a_swiss_and_a_knockout(played) -> None:
+    swiss = arena(played, "export", "placings", "--league", "swiss.toml", "--json")
+    ko = arena(played, "export", "placings", "--league", "knockout.toml")
+    assert swiss.returncode == ko.returncode == 0, swiss.stderr + ko.stderr
+    doc = json.loads(swiss.stdout)
+    store, lg = load(played, "swiss")
+    with store:
+        t = tournament(store, lg)
+    assert t is not None
+    standing = {e["bot"]: e for e in t.doc["standings"]}
+    assert [p["bot"] for p in doc["placings"]] == [n for g in t.doc["placings"] for n in g]
+    for p in doc["placings"]:
+        e = standing[p["bot"]]
+        assert (p["points"], p["buchholz"], p["sonneborn_berger"], p["byes"]) == \
+            (e["points"], e["buchholz"], e["sonneborn_berger"], e["byes"])
+    assert [p["place"] for p in doc["placings"]] == sorted(p["place"] for p in doc["placings"])
+    rows = list(csv.DictReader(io.StringIO(ko.stdout)))
+    assert list(rows[0]) == ["place", "bot", "bot_id"] and len(rows) == 5
+    assert rows[0]["place"] == "1" and rows[1]["place"] == "2"  # the final's winner, then its loser
+    assert {r["bot"] for r in rows} == {SCRIPT, QUOTES, "mc20", "mc5", "'=rnd()"}
+
+
+def test_a_round_robin_has_no_matches_to_export(tmp_path) -> None:
+    (tmp_path / "rr.toml").write_text(league_toml("rr", seed=1, database="rr.sqlite"))
+    assert arena(tmp_path, "league", "run", "rr.toml", "-q").returncode == 0
+    for what in ("matches", "placings"):
+        run = arena(tmp_path, "export", what, "--league", "rr.toml")
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr.strip().splitlines() == [
+            "arena: error: league rr is a round_robin, not a tournament (format = \"swiss\", \"knockout\" or "
+            "\"double_elimination\"); `arena export games` exports its games"]
+    both = arena(tmp_path, "export", "matches", "--league", "rr.toml", "--csv", "--json")
+    assert both.returncode == 2 and "exclude each other" in both.stderr
