@@ -130,9 +130,10 @@ def status(config: str, db: str | None) -> None:
     """Show how much of the league's schedule is stored, without playing."""
 
     # start-up: the league schema (pydantic) only when a league file is read
-    from arena.league.config import load_config
+    from arena.league.config import TOURNAMENTS, load_config
     from arena.league.progress import read_progress
     from arena.league.runner import plan
+    from arena.tournament.progress import current
     from leaderboards import lock
     cfg = load_config(config)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
@@ -140,6 +141,18 @@ def status(config: str, db: str | None) -> None:
         lg = store.league(cfg.name)
         if lg is None:
             click.echo(f"league {shown(cfg.name)}: not started ({shown(path)})")
+            return
+        if cfg.format in TOURNAMENTS:  # its schedule is decided round by round: say where it stands instead
+            state = current(store, lg.id, lg.config)
+            if state is None:
+                click.echo(f"tournament {shown(cfg.name)}: not started ({store.count_games(lg.id)} games in the store)")
+                return
+            matches = [m for r in state.rounds for m in r if not m.is_bye]
+            click.echo(f"tournament {shown(cfg.name)} ({cfg.format.replace('_', ' ')}, {len(state.entrants)} "
+                       f"entrants): " + ("finished" if state.finished else
+                                         f"{sum(m.done for m in matches)} of {len(matches)} matches so far decided, "
+                                         f"{len(state.pending)} games to play next")
+                       + f", {store.count_games(lg.id)} games in the store (`arena bracket --league` shows it)")
             return
         fixtures = plan(store, lg.id, cfg)
         done = store.schedule_keys(lg.id)

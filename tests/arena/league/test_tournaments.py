@@ -226,3 +226,13 @@ def test_a_final_from_the_ladder(tmp_path: Path) -> None:
     with Store.open(tmp_path / "course.sqlite", readonly=True) as store:
         final = store.league("ladder final")
         assert final is not None and {g.base_game for g in store.games(final.id)} == {"nim(n=9)"}
+
+
+def test_league_status_of_a_tournament(tmp_path: Path) -> None:
+    tournament(tmp_path, "knockout")
+    with Store.open(tmp_path / "t.sqlite", create=True) as store:
+        store.ensure_league("t", {"seed": 11})
+    assert "not started" in arena(tmp_path, "league", "status", "t.toml").stdout
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    p = arena(tmp_path, "league", "status", "t.toml")
+    assert p.returncode == 0 and "knockout, 5 entrants): finished" in p.stdout, p.stdout
