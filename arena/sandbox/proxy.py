@@ -188,7 +188,7 @@ class BotProcess:
         self._sent += len(actions)
         request_id = self._next_id
         self._next_id += 1
-        key = (told, first, told_clock)
+        key = (told, first, told_clock, limit.moves_to_go)
         if key == self._limit_sent:  # the host keeps the last limit: send it only when it changes
             frame = protocol.step_frame(request_id, actions)
         else:

@@ -102,7 +102,7 @@ def test_a_bot_that_plays_fast_banks_time_for_a_long_move_and_one_that_spends_ev
     walls = own(banker, "wall_times")
     assert walls[3] > 1.1 and walls[3] > 2 * sum(walls) / len(walls), walls
     left = own(banker, "clock_left")
-    assert 0.5 < left[3] < 0.85 and left[2] > 1.8, left  # what it banked paid for the long move
+    assert 0.4 < left[3] < 1.0 and left[2] > 1.8, left  # what it banked paid for the long move
     even = play(sleeper(tmp_path, "even", [0.6]), "2+0")
     f = flag(even)
     assert f.reason == "timeout" and "clock ran out" in f.detail, f.detail
