@@ -11,6 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from arena.limits import DAY
 from arena.output.views import H2HCell, Standing
 from arena.text import shown
 
@@ -83,20 +84,25 @@ def h2h_matrix(names: Sequence[str], cells: Sequence[H2HCell], *, cell: int = 26
     return "".join(parts)
 
 
-def move_times(times: Sequence[float], limit: float, *, width: int = 480, height: int = 120,
+def move_times(times: Sequence[float], limit: float | None, *, width: int = 480, height: int = 120,
                what: str = "move times", name: str = "limit") -> str:
-    """Each move's wall time (a bar, in order) against its limit (a dashed red line): red bars are over it."""
+    """Each move's wall time (a bar, in order) against its limit (a dashed red line): red bars are over it. A limit
+    of DAY or more (a game clock's uncapped move) or None: no line, nothing red, the bars to their own scale."""
     if not times:
         return f'<svg class="pic" width="0" height="0" role="img" aria-label="no {what} yet"></svg>'
-    top = max(max(times), limit) * 1.05 or 1.0
+    capped = limit is not None and limit < DAY
+    top = max(max(times), limit if capped and limit is not None else 0.0) * 1.05 or 1.0
     w = (width - 16) / len(times)
     bars = "".join(f'<rect x="{8 + i * w:.1f}" y="{8 + (height - 16) * (1 - t / top):.1f}" '
                    f'width="{max(w - 0.5, 0.5):.1f}" '
-                   f'height="{(height - 16) * t / top:.1f}" fill="{"#de2d26" if t > limit else "#3182bd"}"/>'
+                   f'height="{(height - 16) * t / top:.1f}" '
+                   f'fill="{"#de2d26" if capped and limit is not None and t > limit else "#3182bd"}"/>'
                    for i, t in enumerate(times))
+    head = f'<svg class="pic moves" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+    if not capped or limit is None:
+        return f'{head}aria-label="{len(times)} {what} (a game clock: no {name} per move)">{bars}</svg>'
     y = 8 + (height - 16) * (1 - limit / top)
-    return (f'<svg class="pic moves" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{len(times)} {what} against the {limit:g} s {name}">{bars}'
+    return (f'{head}aria-label="{len(times)} {what} against the {limit:g} s {name}">{bars}'
             f'<line x1="8" x2="{width - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#de2d26" stroke-dasharray="4 2"/>'
             f'<text x="{width - 8}" y="{y - 2:.1f}" font-size="10" text-anchor="end">{name} {limit:g} s</text></svg>')
 

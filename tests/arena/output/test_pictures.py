@@ -67,3 +67,15 @@ def test_the_head_to_head_matrix_shows_its_numbers_and_labels_unclipped_in_a_bro
     assert not report["problems"], report["problems"]
     met = [c for c in cells if c.games]
     assert sorted(report["numbers"]) == sorted(f"{100 * c.win_rate:.0f}" for c in met)
+
+
+def test_a_game_clock_league_draws_its_moves_without_a_per_move_limit():
+    # with time_control and no move time given, the limits hold 86400 s (no cap): the bars are drawn to their own
+    # scale, with no limit line and nothing red
+    from arena.limits import Limits
+    limits = Limits(time_control="60+0.5")
+    first, later = charts(pictures.bot_figures([], [(3.0, True), (1.2, False), (4.5, False)], limits.move_time,
+                                               limits.first_move_time))
+    assert "a game clock: no move limit per move" in later and "<line" not in later and RED not in later
+    assert 'height="0.0"' not in later  # the 1.2 s bar is visible (not squashed under an 86400 s scale)
+    assert "a game clock" in first and "<line" not in first
