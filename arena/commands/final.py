@@ -10,6 +10,7 @@ import click
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
 from arena.text import shown
+from arena.tournament.finals import final_table
 from leaderboards.store import Store
 
 
@@ -55,20 +56,9 @@ def final(league_name: str, db: str | None, fmt: str, from_ladder: bool, games: 
     target = Path(output or "final.toml")
     if target.exists():
         raise ConfigError(f"{shown(str(target))} exists; pass -o NEW.toml (a final's file is written once)")
-    config = ladder.config
-    keys: dict[str, object] = {
-        "name": final_name or f"{ladder.name} final",
-        "games": list(games) or list(config.get("games", [])),
-        "format": fmt,
-        "games_per_pairing": games_per_pairing,
-        "seed": int(config.get("seed", 0)),
-        "database": str(path.resolve()),
-        "field_from": ladder.name,
-        "seeding": "ratings",
-        "seeding_league": ladder.name,
-    }
-    limits = {k: v for k, v in config.get("limits", {}).items() if v is not None}
-    text = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())
+    table = final_table(ladder.config, path.resolve(), fmt, games, games_per_pairing, final_name)
+    limits = table.pop("limits", {})
+    text = "".join(f"{k} = {_toml(v)}\n" for k, v in table.items())
     if limits:
         text += "[limits]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in limits.items())
     from arena.league.config import parse_config  # start-up: the league schema only when a file is written
