@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from arena.limits import DAY
 from arena.results.moves import failure_where
 from arena.text import shown, text
 from arena.tui import boards
@@ -232,7 +233,9 @@ class BotDetailScreen(Screen[None]):
         out.append(", ".join(d.games) if d.games else "every game of the league")
         out.append("\n")
         if d.limits:
-            limits = {k: d.limits[k] for k in ("move_time", "first_move_time", "memory_mb") if k in d.limits}
+            # with a game clock, a move time left out is 86400 s (no cap): the time control says it instead
+            limits = {k: d.limits[k] for k in ("time_control", "move_time", "first_move_time", "memory_mb")
+                      if d.limits.get(k) is not None and d.limits[k] != DAY}
             out.append("limits   ", style="bold")
             out.append("  ".join(f"{k}={shown(v)}" for k, v in limits.items()) + ("  trusted" if d.trusted else "")
                        + "\n")

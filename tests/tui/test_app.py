@@ -244,3 +244,16 @@ async def test_a_snapshot_delivered_while_the_app_closes_is_dropped(fixture_stor
     app._apply_snapshot(snapshot)  # what call_from_thread runs when the delivery lost the race with the shutdown
     app._show_message("No results store")
     assert app.snapshots_applied == applied
+
+
+def test_bot_detail_of_a_clock_league_shows_its_time_control_not_the_uncapped_move_times() -> None:
+    from types import SimpleNamespace
+
+    from arena.limits import Limits
+    screen = BotDetailScreen.__new__(BotDetailScreen)
+    screen.row = None
+    limits = Limits(time_control="40/60+0.5").to_dict()  # move_time and first_move_time left out: 86400 s
+    screen.detail = SimpleNamespace(version=1, versions=[], kind="builtin", spec="uct", status="active",
+                                    status_reason="", games=[], limits=limits, trusted=False)
+    line = next(x for x in str(screen._identity()).splitlines() if x.startswith("limits"))
+    assert "time_control=40/60+0.5" in line and "86400" not in line and "memory_mb=500" in line, line
