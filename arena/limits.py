@@ -157,7 +157,8 @@ class Limits:
     memory_mb: Annotated[int, Field(ge=16, le=1_048_576)] = 500
     """Memory limit of the bot process and its children, in MB."""
     cpu_seconds: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
-    """Whole-game CPU backstop in seconds (left out: derived from the move times and the game length)."""
+    """Whole-game CPU backstop in seconds (left out: derived from the move times and the game length, or the
+    clock)."""
     max_processes: Annotated[int, Field(ge=1, le=4096)] = 16
     """Processes and threads the bot may have at once."""
     max_open_files: Annotated[int, Field(ge=8, le=65_536)] = 64
@@ -170,7 +171,8 @@ class Limits:
     max_game_seconds: Annotated[float, Field(gt=0, le=DAY)] | None = None
     """Wall-clock seconds one game may last: no move starts after it, and the game ends as a draw (left out: the
     sum of the game's own allowances, each seat's first move plus twice the move time for every decision of its
-    bound, plus a minute: a game whose every move keeps its limit never reaches it)."""
+    bound (with a clock: twice every seat's whole clock), plus a minute: a game whose every move keeps its limit
+    never reaches it)."""
 
     @model_validator(mode="before")
     @classmethod
