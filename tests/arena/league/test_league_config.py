@@ -70,7 +70,7 @@ def test_the_demo_league_equals_the_example_file():
         (demo.name, demo.games, demo.bots, demo.games_per_pairing, demo.seed)
 
 
-@pytest.mark.parametrize("name", ["demo", "course", "sorry"])
+@pytest.mark.parametrize("name", ["demo", "course", "sorry", "cup"])
 def test_every_example_league_file_is_valid(name):
     from pathlib import Path
     cfg = load_config(Path(__file__).parents[3] / "examples" / "leagues" / f"{name}.toml")
