@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container
+from textual.containers import Container, VerticalScroll
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
@@ -44,6 +44,7 @@ class ArenaApp(App[None]):
         Binding("1", "tab('leaderboard')", "Board"),
         Binding("2", "tab('h2h')", "H2H"),
         Binding("3", "tab('games')", "Games"),
+        Binding("4", "tab('bracket')", "Bracket"),  # (a tournament league's only: check_action)
         Binding("l", "pick_league", "League"),
         Binding("g", "pick_game", "Game"),
         Binding("r", "reload", "Reload", show=False),
@@ -69,6 +70,7 @@ class ArenaApp(App[None]):
         self._force = False
         self._gc_frozen = False
         self.games_limit = RECENT_GAMES
+        self._bracket_shown = False
         """Newest games in the games tab; grows by RECENT_GAMES when the cursor reaches the last one."""
 
     # -- layout ----------------------------------------------------------------------------------
@@ -84,10 +86,13 @@ class ArenaApp(App[None]):
                 yield HeadToHeadTable(id="h2h-table")
             with TabPane("Games", id="games"):
                 yield GamesTable(id="games-table")
+            with TabPane("Bracket", id="bracket"), VerticalScroll(id="bracket-view"):
+                yield Static(id="bracket-text")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#tabs").display = False
+        self.query_one(TabbedContent).hide_tab("bracket")  # shown for a tournament league (_show_bracket)
         self._update_status()
         self.poll_store()
 
@@ -167,6 +172,7 @@ class ArenaApp(App[None]):
         if self._h2h_visible:  # the matrix is drawn only while its tab is shown
             self.query_one(HeadToHeadTable).show(snapshot)
         self.query_one(GamesTable).show(snapshot)
+        self._show_bracket(snapshot)
         self._update_status()
         if first:
             self._focus_table()
@@ -177,6 +183,24 @@ class ArenaApp(App[None]):
             gc.freeze()
             self._gc_frozen = True
         self.snapshots_applied += 1
+
+    def _show_bracket(self, snapshot: Snapshot) -> None:
+        """The Bracket tab: shown with its text for a tournament league, hidden otherwise (key 4 too)."""
+        tabs = self.query_one(TabbedContent)
+        wanted = snapshot.bracket is not None
+        if snapshot.bracket is not None:
+            self.query_one("#bracket-text", Static).update(snapshot.bracket)  # (a Text: names never markup)
+        if wanted == self._bracket_shown:
+            return
+        self._bracket_shown = wanted
+        if wanted:
+            tabs.show_tab("bracket")
+        else:
+            if tabs.active == "bracket":  # another league picked: back to its leaderboard
+                tabs.active = "leaderboard"
+                self._focus_table()
+            tabs.hide_tab("bracket")
+        self.refresh_bindings()
 
     def _update_status(self) -> None:
         s = self.snapshot
@@ -219,7 +243,10 @@ class ArenaApp(App[None]):
     MAIN_ONLY = frozenset({"tab", "pick_league", "pick_game", "reload", "failed_games", "search", "sort"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay."""
+        """The dashboard's own keys work (and show in the footer) only on the dashboard, not over a replay; the
+        Bracket tab's only for a tournament league."""
+        if action == "tab" and parameters == ("bracket",) and (self.snapshot is None or self.snapshot.bracket is None):
+            return False
         return not (action in self.MAIN_ONLY and len(self.screen_stack) > 1)
 
     def action_tab(self, tab: str) -> None:
@@ -239,6 +266,9 @@ class ArenaApp(App[None]):
 
     def _focus_table(self) -> None:
         active = self.query_one(TabbedContent).active
+        if active == "bracket":  # text, scrolled with the arrow keys
+            self.query_one("#bracket-view").focus()
+            return
         self.query_one(f"#{active}-table", DataTable).focus()
 
     def action_help(self) -> None:

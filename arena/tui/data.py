@@ -18,13 +18,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from arena.errors import ArenaError
 from arena.league.config import stored_relaxed
 from arena.league.progress import describe, read_progress
+from arena.output.brackets import tournament
 from arena.output.views import Standing, standing, standings
 from arena.results.moves import failure_move
 from arena.results.outcome import winners
 from arena.text import shown
+from arena.tui.bracket import bracket_text
 from arena.tui.format import excerpt, histogram, percentile
 from leaderboards import lock
 from leaderboards.ratings import ALL, conservative
@@ -128,6 +132,9 @@ class Snapshot:
     relaxed: list[str] = field(default_factory=list)
     """What the league turned off in the sandbox (:func:`arena.league.config.stored_relaxed`; raw, from the store's
     league config), else empty: the dashboard says so above the tables as the CLI leaderboard does."""
+    bracket: Text | None = None
+    """A tournament league's Bracket tab (:func:`arena.tui.bracket.bracket_text`, built on the poller's thread);
+    None for a round robin or a gauntlet (the tab is hidden)."""
 
     @property
     def labels(self) -> dict[int, str]:
@@ -431,7 +438,12 @@ class StoreReader:
                         store.count_games(league.id, scope), rows, games, self._h2h,
                         self.trends.complete(store, league.id), "" if store.has_history else NO_HISTORY,
                         store.count_provisional(league.id) if store.has_history else 0,
-                        relaxed=stored_relaxed(league.config))
+                        relaxed=stored_relaxed(league.config), bracket=self._bracket(store, league))
+
+    def _bracket(self, store: Store, league: League) -> Text | None:
+        """The Bracket tab's text of a tournament league (the whole league's: a scope does not split a match)."""
+        t = tournament(store, league, draw=False)
+        return None if t is None else bracket_text(t)
 
     _elo_for: tuple[Any, ...] = ()
     _elo_cells: dict[int, EloCell] = {}  # noqa: RUF012 - replaced, never mutated
