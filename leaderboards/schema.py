@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.results.outcome import COUNTERS
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -160,6 +160,52 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 SCHEMA += SERVER_SCHEMA
 
+# schema 7: teams of accounts (a team's members submit one bot, named as the team) and scrimmages (unrated games a
+# student asks for between their side's current bot and another side's, played beside the ladder and stored here,
+# never in ``games``: the ladder's ratings never see them; arena/server/scrimmages.py, docs/server.md)
+TEAMS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS teams (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    name TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    UNIQUE (league_id, name)
+);
+CREATE TABLE IF NOT EXISTS team_members (
+    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+    team_id INTEGER NOT NULL REFERENCES teams(id)
+);
+CREATE INDEX IF NOT EXISTS team_members_team ON team_members (team_id);
+CREATE TABLE IF NOT EXISTS scrimmages (
+    id INTEGER PRIMARY KEY,
+    league_id INTEGER NOT NULL REFERENCES leagues(id),
+    asked_by INTEGER NOT NULL REFERENCES accounts(id),
+    side TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    opponent_bot_id INTEGER NOT NULL REFERENCES bots(id),
+    games INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'playing', 'done', 'failed')),
+    reason TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS scrimmages_side ON scrimmages (league_id, side, created);
+CREATE INDEX IF NOT EXISTS scrimmages_opponent ON scrimmages (league_id, opponent, created);
+CREATE INDEX IF NOT EXISTS scrimmages_status ON scrimmages (league_id, status, id);
+CREATE TABLE IF NOT EXISTS scrimmage_games (
+    id INTEGER PRIMARY KEY,
+    scrimmage_id INTEGER NOT NULL REFERENCES scrimmages(id),
+    number INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    record TEXT NOT NULL,
+    finished REAL NOT NULL,
+    UNIQUE (scrimmage_id, number)
+);
+"""
+SCHEMA += TEAMS_SCHEMA
+
 # schema 1 -> 2: the rating history (the store is then recomputed so that every rated game has it)
 MIGRATE_1_TO_2 = """
 ALTER TABLE games ADD COLUMN rating_seq INTEGER;
@@ -186,6 +232,8 @@ ALTER TABLE bots ADD COLUMN files_hash TEXT;
 ALTER TABLE submissions ADD COLUMN files_hash TEXT;
 CREATE INDEX IF NOT EXISTS bots_files ON bots (league_id, files_hash);
 """
+# schema 6 -> 7: the teams and scrimmages tables (created empty: every account starts without a team)
+MIGRATE_6_TO_7 = TEAMS_SCHEMA
 BOT_COLUMNS = ("id, league_id, name, version, kind, spec, filename, source, content_hash, origin, games, trusted, "
                 "status, status_reason, consecutive_failures, created")
 """Every column of ``bots`` but the snapshot (loaded only by :meth:`Store.snapshot`, when a game needs it)."""

@@ -39,6 +39,7 @@ from leaderboards.schema import (
     MIGRATE_3_TO_4,
     MIGRATE_4_TO_5,
     MIGRATE_5_TO_6,
+    MIGRATE_6_TO_7,
     PROVISIONAL,
     RATED,
     RATING_FIELDS,
@@ -186,6 +187,8 @@ class Store(StoreViews):
             if version <= 5:
                 script(self.conn, MIGRATE_5_TO_6)
                 self._fill_files_hashes()
+            if version <= 6:
+                script(self.conn, MIGRATE_6_TO_7)
             self.schema_version = SCHEMA_VERSION
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 

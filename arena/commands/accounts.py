@@ -1,8 +1,11 @@
-"""``arena accounts add|import|list|revoke --league NAME|FILE``: the course server's accounts (docs/server.md).
+"""``arena accounts add|import|list|revoke|team|teams --league NAME|FILE``: the course server's accounts and teams
+(docs/server.md).
 
 ``add`` and ``import`` print one line per new account, ``NAME TOKEN``: the token (256 random bits) is shown this
 once; the store keeps only its HMAC (:mod:`leaderboards.accounts`). An account's bot enters the league under the
-account's name, so names are checked like bot names and may not be a bot of the league file.
+account's name, so names are checked like bot names and may not be a bot of the league file. A team's members
+submit one bot, named as the team (:mod:`leaderboards.teams`): a team name is checked the same way and may not be an
+account's name.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from arena.errors import ConfigError
 from arena.text import check_name, shown
 from leaderboards import accounts as acc
 from leaderboards import ledger
+from leaderboards import teams as tm
 from leaderboards.store import League, Store
 
 _league = click.option("--league", "league_name", required=True, metavar="NAME|FILE", help=LEAGUE_HELP)
@@ -51,6 +55,8 @@ def create(store: Store, league: League, reserved: set[str], name: str, *, email
     if name in reserved:
         raise ConfigError(f"{name!r} is a bot of the league file; an account's bot takes the account's name, pick "
                           "another")
+    if tm.team_named(store, league.id, name) is not None:
+        raise ConfigError(f"{name!r} is a team's name (its bot is called so); pick another")
     return acc.add_account(store, league.id, name, email=email, organiser=organiser)[1]
 
 
@@ -103,12 +109,14 @@ def import_roster(league_name: str, db: str | None, roster: str) -> None:
 @_league
 @_db
 def list_accounts(league_name: str, db: str | None) -> None:
-    """List the league's accounts: name, role, state, email, submissions."""
+    """List the league's accounts: name, role, state, email, submissions, team (- for none)."""
     with league_for_accounts(league_name, db) as (store, league, _):
         for a in acc.accounts(store, league.id):
             n = len(acc.submissions(store, league.id, a.id))
+            side = tm.side_of(store, a)
             click.echo(f"{shown(a.name)}\t{'organiser' if a.organiser else 'student'}\t"
-                       f"{'active' if a.active else 'revoked'}\t{shown(a.email) or '-'}\t{n} submissions")
+                       f"{'active' if a.active else 'revoked'}\t{shown(a.email) or '-'}\t{n} submissions\t"
+                       f"{shown(side.name) if side.is_team else '-'}")
 
 
 @accounts.command("revoke")
@@ -125,3 +133,43 @@ def revoke(league_name: str, db: str | None, name: str) -> None:
         acc.revoke(store, account.id)
         acc.record_action(store, league.id, "(command line)", "revoke", account.name)
     click.echo(f"{shown(name)}: revoked")
+
+
+@accounts.command("team")
+@_league
+@_db
+@click.argument("team")
+@click.argument("names", nargs=-1, required=True)
+def team(league_name: str, db: str | None, team: str, names: tuple[str, ...]) -> None:
+    """Make team TEAM of accounts NAMES...: any member submits the team's bot, which plays the ladder under the
+    team's name; a member's own bot leaves the ladder. Run again with other NAMES to change the team (an account
+    is in one team at most: one in another team moves here)."""
+    team = check_name(team, what="team name")
+    checked = [check_name(n, what="account name") for n in names]
+    if len(set(checked)) != len(checked):
+        raise ConfigError("an account name is given twice")
+    with league_for_accounts(league_name, db) as (store, league, reserved):
+        if team in reserved:
+            raise ConfigError(f"{team!r} is a bot of the league file; a team's bot takes the team's name, pick "
+                              "another")
+        members = []
+        for name in checked:
+            a = acc.account_named(store, league.id, name)
+            if a is None:
+                raise ConfigError(f"no account {name!r} in league {league.name!r}; see `arena accounts list`")
+            members.append(a)
+        made, left = tm.set_team(store, league.id, team, members)
+        acc.record_action(store, league.id, "(command line)", "team", made.name,
+                          ", ".join(a.name for a in made.members))
+    click.echo(f"{shown(made.name)}: {', '.join(shown(a.name) for a in made.members)}"
+               + (f" ({', '.join(shown(n) for n in left)} left it)" if left else ""))
+
+
+@accounts.command("teams")
+@_league
+@_db
+def list_teams(league_name: str, db: str | None) -> None:
+    """List the league's teams: name, then its members."""
+    with league_for_accounts(league_name, db) as (store, league, _):
+        for t in tm.teams(store, league.id):
+            click.echo(f"{shown(t.name)}\t{', '.join(shown(a.name) for a in t.members)}")

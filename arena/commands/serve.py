@@ -48,8 +48,9 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
     listener = _listen(host, port)
     site = Site(db=path, config=cfg, secure=behind_https)
-    # the league's workers and the validator's, then what is left of the open files for the web side
-    share = connections.budget(connections.raise_open_files(), (concurrency or cfg.concurrency or 1) + 1)
+    # the league's workers, the validator's and the scrimmages', then what is left of the open files for the web side
+    # (+ 2: the validator's worker and the scrimmages' worker)
+    share = connections.budget(connections.raise_open_files(), (concurrency or cfg.concurrency or 1) + 2)
     server = connections.GuardedServer(connections.config(
         create_app(site), share.connections, log_level="warning", access_log=False, lifespan="off",
         proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1", timeout_graceful_shutdown=int(STOP_WAIT)))
@@ -68,7 +69,8 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
                    f"{shown(path)}); Ctrl-C stops", err=True)
 
     try:
-        summary = run_ladder(cfg, path, concurrency=concurrency, started=started)
+        summary = run_ladder(cfg, path, concurrency=concurrency, started=started,
+                             scrimmaging=lambda s: setattr(site, "scrimmage_wake", s.wake.set))
     finally:
         server.should_exit = True
         if web.is_alive():

@@ -36,19 +36,19 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.errors import ConfigError
 from arena.league.config import LeagueConfig
 from arena.output import brackets, pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
-from arena.server import auth, connections, finals, similarity
+from arena.server import auth, connections, similarity
 from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
 from arena.text import dumps, shown
 from arena.tournament.progress import is_tournament
 from leaderboards import accounts as acc
+from leaderboards import teams as tm
 from leaderboards.audit import league_audit
 from leaderboards.store import Store
 
@@ -84,6 +84,8 @@ class Site:
     """Set when the field changes (a withdrawal, a release): the ladder plans again."""
     wake: Callable[[], None] = lambda: None
     """Wakes the validator (a submission was queued)."""
+    scrimmage_wake: Callable[[], None] = lambda: None
+    """Wakes the scrimmage player (a scrimmage was asked for: arena.server.scrimmages)."""
     problems: Callable[[], list[str]] = lambda: []
     """The server's own faults an organiser must fix (bot packages that cannot load in the sandbox), shown on
     /admin; submissions wait in the queue meanwhile."""
@@ -267,25 +269,30 @@ async def upload_form(request: Request, limit: int) -> tuple[dict[str, str], tup
 
 def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, data: bytes
                  ) -> tuple[int, dict[str, Any]]:
-    """The checks every upload passes (deadline, rate, size and zip rules), then the queue: (status, JSON)."""
+    """The checks every upload passes (deadline, rate, size and zip rules), then the queue: (status, JSON). The
+    upload is for the account's side (its team's bot, or its own): the hourly limit, withdrawn files and identical
+    uploads are the side's (leaderboards.teams)."""
     now = time.time()
     if site.config.deadline is not None and now > site.config.deadline:
         return 403, {"error": f"submissions closed at the deadline "
                               f"{_templates.filters['when'](site.config.deadline)}"}
-    if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-        return 429, over_the_rate(site, store, account, now)
+    side = tm.side_of(store, account)
+    if len(tm.side_submitted_since(store, account.league_id, side, now - 3600)) >= \
+            site.config.max_submissions_per_hour:
+        return 429, over_the_rate(site, store, side, now)
     try:
         snapshot = read_upload(filename, data, site.max_bytes, site.config.upload_format)
     except UploadError as exc:
         return (413 if isinstance(exc, TooBig) else 400), {"error": str(exc)}
-    withdrawn = acc.withdrawn_twin(store, account.id, files_digest(snapshot))
+    withdrawn = tm.side_withdrawn_twin(store, account.league_id, side, files_digest(snapshot))
     if withdrawn is not None:  # an organiser's withdrawal holds: never queued (arena.server.decisions)
         return 409, {"error": withdrawn_line(withdrawn)}
     with site.queueing:  # counted again with the row added under the same lock (the check above is the cheap one)
-        if acc.submitted_since(store, account.id, now - 3600) >= site.config.max_submissions_per_hour:
-            return 429, over_the_rate(site, store, account, now)
-        same = acc.same_upload(store, account.id, snapshot.digest)
-        sid = acc.add_submission(store, account.league_id, account.id, account.name, shown(filename)[:200],
+        if len(tm.side_submitted_since(store, account.league_id, side, now - 3600)) >= \
+                site.config.max_submissions_per_hour:
+            return 429, over_the_rate(site, store, side, now)
+        same = tm.side_same_upload(store, account.league_id, side, snapshot.digest)
+        sid = acc.add_submission(store, account.league_id, account.id, side.name, shown(filename)[:200],
                                  snapshot)
     if not sid:  # revoked while the upload was on its way
         gone = acc.account(store, account.id)
@@ -297,21 +304,22 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
 
 
 def identical_line(store: Store, same: acc.Submission) -> str:
-    """Says that an upload has the very files of an earlier one of the account, and what became of that one."""
+    """Says that an upload has the very files of an earlier one of the account's side, and what became of it."""
     bot = store.bot(same.bot_id) if same.bot_id else None
     became = f"accepted as version {bot.version}" if same.status == "accepted" and bot else same.status
     return f"identical to your submission #{same.id} ({became}): the same files, validated again"
 
 
-def over_the_rate(site: Site, store: Store, account: acc.Account, now: float) -> dict[str, Any]:
+def over_the_rate(site: Site, store: Store, side: tm.Side, now: float) -> dict[str, Any]:
     """The 429's document: its line (the limit, and when the oldest upload of the last hour leaves the window)
-    and ``retry_after``, the seconds until then (also the answer's ``Retry-After``)."""
+    and ``retry_after``, the seconds until then (also the answer's ``Retry-After``). A team shares one limit."""
     limit = site.config.max_submissions_per_hour
-    times = acc.submission_times(store, account.id, now - 3600)
+    times = tm.side_submitted_since(store, side.members[0].league_id, side, now - 3600)
     after = times[len(times) - limit] + 3600 if len(times) >= limit else now
     clock = datetime.fromtimestamp(after, UTC).strftime("%H:%M:%S")
     wait = max(1, round((after - now) / 60))
-    return {"error": f"at most {limit} submissions an hour; try again after {clock} UTC (in {wait} min)",
+    who = f" for your team {shown(side.name)}" if side.is_team else ""
+    return {"error": f"at most {limit} submissions an hour{who}; try again after {clock} UTC (in {wait} min)",
             "retry_after": max(1, math.ceil(after - now))}
 
 
@@ -404,6 +412,8 @@ def submission_document(store: Store, sub: acc.Submission) -> dict[str, Any]:
 
 # -- the application ----------------------------------------------------------------------------------------
 def create_app(site: Site) -> ASGIApp:
+    from arena.server import scrimmage_pages  # (it uses this module's pages and helpers)
+
     def sync(handler: Callable[..., Response]) -> Callable[[Request], Awaitable[Response]]:
         """A handler run in the thread pool with this thread's store and the viewer."""
         async def endpoint(request: Request) -> Response:
@@ -423,20 +433,19 @@ def create_app(site: Site) -> ASGIApp:
         lg = store.find_league(site.config.name)
         board = leaderboard(store, lg, h2h=True)
         return page("leaderboard.html", v, site, board=board, bot_href=lambda r: f"/bots/{int(r.bot_id)}",
+                    teams=tm.teams(store, lg.id),
                     matrix=pictures.matrix_figure(board.rows, board.cells or []),
-                    tournament=is_tournament(lg.config) or finals.final_of(store, lg.name) is not None)
+                    tournament=is_tournament(lg.config))
 
     def bracket_page(request: Request, store: Store, v: Viewer) -> Response:
         """A tournament's bracket or Swiss table and places; bracket.js follows it as matches end."""
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
-        lg = finals.bracket_league(store, site.config.name)  # the league itself, or the ladder's final
-        href = finals.ladder_pages(store, site.config.name, lg)
-        t = brackets.tournament(store, lg, bot_href=href)
+        t = brackets.tournament(store, store.find_league(site.config.name), bot_href=lambda b: f"/bots/{int(b)}")
         if t is None:
             return page("message.html", v, site, 404, title="Not found",
-                        message="This league is a round robin or a gauntlet with no final: it has no bracket.")
-        return page("bracket.html", v, site, t=t, bot_href=href)
+                        message="This league is a round robin or a gauntlet, not a tournament: it has no bracket.")
+        return page("bracket.html", v, site, t=t, bot_href=lambda b: f"/bots/{int(b)}")
 
     def bot_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
@@ -453,7 +462,9 @@ def create_app(site: Site) -> ASGIApp:
         figures = pictures.bot_figures(store.bot_history(row.bot_id, HISTORY_POINTS),
                                        pictures.bot_move_times(store, row.bot_id), site.config.limits.move_time,
                                        site.config.limits.first_move_time)
+        team = tm.team_named(store, lg.id, row.name)
         return page("bot.html", v, site, row=row, games=list(reversed(facts.games)), figures=figures, cells=cells,
+                    team=team,
                     game_href=lambda game_id: f"/games/{int(game_id)}", older=older, paged=before is not None)
 
     def league_game(request: Request, store: Store) -> Any:
@@ -606,16 +617,20 @@ def create_app(site: Site) -> ASGIApp:
         if v.account is None:
             return RedirectResponse("/login", 303)
         lg = store.find_league(site.config.name)
-        subs = acc.submissions(store, lg.id, v.account.id)
-        mine = [b for b in store.bots(lg.id) if b.name == v.account.name and b.origin == "submit"]
+        side = tm.side_of(store, v.account)  # (a team's members see its bot, uploads and tracebacks alike)
+        subs = tm.side_submissions(store, lg.id, side) if side.is_team else acc.submissions(store, lg.id,
+                                                                                             v.account.id)
+        mine = [b for b in store.bots(lg.id) if b.name == side.name and b.origin == "submit"]
         ids = {b.id for b in mine}
         games = store.games(lg.id, order="recent", limit=100, bot_id=mine[-1].id) if mine else []
         failures = [(g, f) for g in store.games(lg.id, order="recent", limit=500, bot_id=mine[-1].id)
                     for f in g.failures if g.seats[f.get("seat", -1)] in ids] if mine else []
         sent = next((s for s in subs if s.id == row_id(request.query_params.get("sent", ""))), None)
-        same = acc.same_upload(store, v.account.id, sent.digest, before=sent.id) if sent else None
+        same = tm.side_same_upload(store, lg.id, side, sent.digest, before=sent.id) if sent else None
+        names = {a.id: a.name for a in side.members}
         return page("me.html", v, site, subs=subs, bots=mine, games=results(games, ids), failures=failures[:50],
-                    sent=sent, note=identical_line(store, same) if same else "")
+                    sent=sent, note=identical_line(store, same) if same else "", side=side, names=names,
+                    **scrimmage_pages.me_values(store, site, lg.id, side))
 
     # -- the API --------------------------------------------------------------------------------------------
     async def api_submit(request: Request) -> Response:
@@ -651,8 +666,8 @@ def create_app(site: Site) -> ASGIApp:
         sub = acc.submission(store, sid) if sid is not None else None
         if v.account is None:
             return error(401, "send Authorization: Bearer TOKEN")
-        if sub is None or sub.account_id != v.account.id:  # another's: the same answer as none at all
-            return error(404, "no such submission of yours")
+        if sub is None or sub.account_id not in tm.side_of(store, v.account).member_ids:  # another's (not a
+            return error(404, "no such submission of yours")  # teammate's): the same answer as none at all
         return JSONResponse(submission_document(store, sub))
 
     def api_leaderboard(request: Request, store: Store, v: Viewer) -> Response:
@@ -668,7 +683,7 @@ def create_app(site: Site) -> ASGIApp:
         """`arena bracket --json`'s document (bracket.js polls it)."""
         if not can_view_public(v):
             return error(401, "this league's bracket is for its accounts: send Authorization: Bearer TOKEN")
-        t = brackets.tournament(store, finals.bracket_league(store, site.config.name))
+        t = brackets.tournament(store, store.find_league(site.config.name))
         if t is None:
             return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
                               "\"double_elimination\"): it has no bracket")
@@ -705,8 +720,7 @@ def create_app(site: Site) -> ASGIApp:
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"],
                     actions=acc.actions(store, lg.id, limit=ADMIN_ROWS),
-                    audit=pairs_to_look_at(store, lg.id), final=finals.final_of(store, lg.name),
-                    final_formats=finals.FORMATS, ladder_games=site.config.games)
+                    audit=pairs_to_look_at(store, lg.id))
 
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:
@@ -748,14 +762,6 @@ def create_app(site: Site) -> ASGIApp:
                 if sub.bot_id is not None:
                     store.retire_bot(sub.bot_id, f"withdrawn by {v.account.name}")
                 acc.finish(store, sub.id, "withdrawn", reason=f"withdrawn by {v.account.name}")
-            elif what == "final":  # the course's final (arena.server.finals): the ladder's loop plays it
-                target = fields.get("format", "")
-                try:
-                    finals.start(store, site.config, site.db.resolve(), target,
-                                 [g.strip() for g in fields.get("games", "").splitlines() if g.strip()],
-                                 fields.get("games_per_pairing", "2"))
-                except ConfigError as exc:
-                    return page("message.html", v, site, 400, title="No final", message=str(exc))
             else:
                 return not_found(v, site)
             acc.record_action(store, lg.id, v.account.name, what, target)
@@ -810,6 +816,7 @@ def create_app(site: Site) -> ASGIApp:
         Route("/api/leaderboard", sync(api_leaderboard)),
         Route("/bracket", sync(bracket_page)),
         Route("/api/bracket", sync(api_bracket)),
+        *scrimmage_pages.routes(site, sync, form_post),
         Route("/static/site.css", stylesheet),
         Route("/static/replay.js", viewer_script),
         Route("/static/status.js", status_script),

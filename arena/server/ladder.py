@@ -32,13 +32,13 @@ from arena.league.runner import RunSummary
 from arena.league.task import Task, TaskFailure
 from arena.league.workers import LocalBackend
 from arena.sandbox.bot_files import worker_files
-from arena.server import finals
 from arena.server.connections import out_of_files
 from arena.server.decisions import withdrawn_line
+from arena.server.scrimmages import Scrimmager
 from arena.submissions.snapshot import files_digest
 from arena.text import shown
 from leaderboards import accounts as acc
-from leaderboards import lock
+from leaderboards import lock, teams
 from leaderboards.store import Store
 
 REVOKE_LOOK = 1.0
@@ -149,6 +149,10 @@ class Validator(threading.Thread):
             if reason is not None:
                 acc.finish(store, sub.id, "refused", reason=reason, detail=detail)
                 return
+            moved = teams.stale_upload(store, sub)
+            if moved is not None:  # its account joined or left a team meanwhile: it would be a second entry
+                acc.finish(store, sub.id, "refused", reason=moved)
+                return
             bot, _ = store.upsert_bot(self.league_id, sub.bot_name, origin="submit", snapshot=snapshot,
                                       reactivate=True)
             acc.finish(store, sub.id, "accepted", bot_id=bot.id)
@@ -177,14 +181,14 @@ class Validator(threading.Thread):
         return report.ok
 
     def watch_revokes(self) -> None:
-        """Ends the league's pass when an account is revoked by another process (`arena accounts revoke` retired
-        its bot there, and the pass in flight would go on playing it): a look every second, in a thread of its
-        own (the validator may be busy with a long validation)."""
+        """Ends the league's pass when an account is revoked or a team changed by another process (`arena accounts
+        revoke` or `team` retired bots there, and the pass in flight would go on playing them): a look every
+        second, in a thread of its own (the validator may be busy with a long validation)."""
         with self.base.another() as store:
-            seen = acc.revoked_count(store, self.league_id)
+            seen = (acc.revoked_count(store, self.league_id), teams.changed(store, self.league_id))
             while not self.stopping.wait(REVOKE_LOOK):
                 try:
-                    count = acc.revoked_count(store, self.league_id)
+                    count = (acc.revoked_count(store, self.league_id), teams.changed(store, self.league_id))
                 except sqlite3.Error:  # (a busy store: the next look)
                     continue
                 if count != seen:
@@ -199,13 +203,16 @@ class Validator(threading.Thread):
 
 
 def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None,
-               started: Callable[[int, threading.Event, Validator, Store], None] | None = None) -> RunSummary:
+               started: Callable[[int, threading.Event, Validator, Store], None] | None = None,
+               scrimmaging: Callable[[Scrimmager], None] | None = None) -> RunSummary:
     """Runs the league until SIGINT/SIGTERM (then ``summary.interrupted`` names it): pass after pass of the
     league runner, the next one as soon as a bot entered. ``started(league_id, entered, validator, store)`` is called
-    once the store is locked and the league exists (the web server starts there)."""
+    once the store is locked and the league exists (the web server starts there); ``scrimmaging(scrimmager)`` just
+    before, with the thread that plays scrimmages (:mod:`arena.server.scrimmages`)."""
     n = concurrency or config.concurrency or 1
     summary = RunSummary(config.name, db)
     validator: Validator | None = None
+    scrimmager: Scrimmager | None = None
     entered = threading.Event()
     try:
         with league_runner._stop_on_signals(), lock.acquire(db, "arena serve"), Store.open(db, create=True) as store, \
@@ -215,6 +222,11 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
             validator = Validator(store, config, league.id, entered)
             validator.start()
+            scrimmager = Scrimmager(store, config, league.id, paused=lambda: validator is not None and (
+                validator.runtime_problem is not None or not validator.checked.is_set()))
+            scrimmager.start()
+            if scrimmaging is not None:
+                scrimmaging(scrimmager)
             if started is not None:
                 started(league.id, entered, validator, store)
             validator.checked.wait(RUNTIME_RETRY)  # no game before the runtime is known to load
@@ -224,14 +236,8 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 if validator.runtime_problem is not None and validator.is_alive():  # every numpy bot would crash
                     entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
                     continue
-                final = finals.due(store, config, db)  # an organiser started the course's final: it plays first
                 try:
-                    if final is not None:
-                        summary = RunSummary(final.name, db)
-                        league_runner._run(store, final, {}, summary, n, "local", None, None)
-                    else:
-                        league_runner._run(store, config, snapshots, summary, n, "local", None, None,
-                                           yield_to=entered)
+                    league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
                 except OSError as exc:  # out of open files (starting a worker): this pass again, a little later
                     if not out_of_files(exc):
                         raise
@@ -241,8 +247,6 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                     continue
                 if summary.interrupted:
                     break
-                if final is not None and not summary.errors + summary.overloaded:
-                    entered.set()  # the final is played: the ladder's own pass next, at once
                 unplayed = summary.errors + summary.overloaded
                 if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
                     print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
@@ -254,4 +258,6 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
     finally:
         if validator is not None:
             validator.stop()
+        if scrimmager is not None:
+            scrimmager.stop()
     return summary

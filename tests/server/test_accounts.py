@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from leaderboards import accounts as acc
-from leaderboards.schema import SERVER_SCHEMA
+from leaderboards.schema import SERVER_SCHEMA, TEAMS_SCHEMA
 from leaderboards.store import SCHEMA_VERSION, Store
 
 pytestmark = pytest.mark.xdist_group("server")
@@ -73,6 +73,8 @@ def test_a_schema_4_store_gets_the_server_tables(tmp_path):
     path = tmp_path / "old.sqlite"
     Store.open(path, create=True).close()
     conn = sqlite3.connect(path)
+    for kind, name in re.findall(r"CREATE (TABLE|INDEX) IF NOT EXISTS (\w+)", TEAMS_SCHEMA)[::-1]:  # (schema 7's)
+        conn.execute(f"DROP {kind} {name}")
     for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SERVER_SCHEMA):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX bots_files")  # (schema 6's)
@@ -84,7 +86,7 @@ def test_a_schema_4_store_gets_the_server_tables(tmp_path):
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"accounts", "submissions", "sessions", "actions"} <= tables
         assert store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == \
-            str(SCHEMA_VERSION) == "6"
+            str(SCHEMA_VERSION) == "7"
 
 
 def test_validation_takes_accounts_in_turn(league):

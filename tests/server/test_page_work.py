@@ -5,6 +5,7 @@ process (uvicorn in a thread, a real store file, urllib), so its store reads can
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from arena.league.config import load_config
 from arena.submissions.snapshot import files_digest, single
 from leaderboards import accounts as acc
 from leaderboards import ledger
+from leaderboards.schema import TEAMS_SCHEMA
 from leaderboards.store import Store
 
 pytestmark = pytest.mark.xdist_group("server")
@@ -173,6 +175,8 @@ def test_a_schema_5_store_gets_every_fingerprint(tmp_path):
         enter(store, league_id, "alice", "class Bot: pass\n")
         store.upsert_bot(league_id, "random", origin="config", spec="random")
     conn = sqlite3.connect(path)
+    for kind, name in re.findall(r"CREATE (TABLE|INDEX) IF NOT EXISTS (\w+)", TEAMS_SCHEMA)[::-1]:  # (schema 7's)
+        conn.execute(f"DROP {kind} {name}")
     conn.execute("DROP INDEX bots_files")
     conn.execute("ALTER TABLE bots DROP COLUMN files_hash")
     conn.execute("ALTER TABLE submissions DROP COLUMN files_hash")
@@ -180,7 +184,7 @@ def test_a_schema_5_store_gets_every_fingerprint(tmp_path):
     conn.commit()
     conn.close()
     with Store.open(path) as store:
-        assert store.schema_version == 6
+        assert store.schema_version == 7
         want = files_digest(single("bot.py", "class Bot: pass\n"))
         assert [tuple(r) for r in store.conn.execute("SELECT name, files_hash FROM bots ORDER BY id")] == \
             [("alice", want), ("random", None)]

@@ -1,0 +1,168 @@
+"""The web side of scrimmages (:mod:`arena.server.scrimmages`): the form on /me, a scrimmage's page and its games'
+replays, and the API (docs/server.md).
+
+A scrimmage is private to its two sides and the organisers: anyone else (another account, or nobody logged in) is
+answered 403, whatever the league's ``leaderboard_public`` (its games are the two sides' practice, not the
+ladder's). Names a student chose (accounts, teams) reach the pages only through Jinja2's autoescape and the JSON
+encoder.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arena.output.replays import replay, script_json
+from arena.server import scrimmages as sc
+from arena.server.app import FORM_BYTES, Site, Viewer, error, limited_body, page, row_id, viewer
+from leaderboards import teams as tm
+from leaderboards.store import Store
+
+Handler = Callable[[Request, Store, Viewer], Response]
+NOTICES = 20
+"""Scrimmages listed on /me (the newest a side asked for or was asked to)."""
+
+
+def me_values(store: Store, site: Site, league_id: int, side: tm.Side) -> dict[str, Any]:
+    """What /me shows of scrimmages: the form's choices (every other side with a bot in the ladder) and the
+    side's scrimmages, newest first (those asked against it are its notices)."""
+    others = sorted({b.name for b in store.bots(league_id, include_retired=False, source=False)
+                     if b.origin == "submit" and b.status == "active" and b.name != side.name})
+    found = tm.scrimmages_of(store, league_id, side.name, limit=NOTICES)
+    return {"opponents": others, "scrimmages": found, "askers": _askers(store, found), "max_games": sc.MAX_GAMES,
+            "per_hour": sc.PER_HOUR}
+
+
+def _askers(store: Store, found: list[tm.Scrimmage]) -> dict[int, str]:
+    from leaderboards import accounts as acc
+    out = {}
+    for s in found:
+        a = acc.account(store, s.asked_by)
+        out[s.id] = a.name if a else "?"
+    return out
+
+
+def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[Response]]],
+           form_post: Callable[..., Awaitable[Response]]) -> list[Route]:
+    """The scrimmage routes of the app (``sync`` and ``form_post``: the app's own wrappers)."""
+
+    def visible(request: Request, store: Store, v: Viewer) -> tm.Scrimmage | None | bool:
+        """The scrimmage of the path; None: there is none; False: the viewer may not see it."""
+        sid = row_id(request.path_params["sid"])
+        s = tm.scrimmage(store, sid) if sid is not None else None
+        if s is None or s.league_id != site.league_id(store):
+            return None
+        return s if sc.may_see(store, v.account, s) else False
+
+    def forbidden(v: Viewer) -> Response:
+        return page("message.html", v, site, 403, title="Forbidden",
+                    message="A scrimmage is seen only by its two teams and the organisers"
+                            + ("." if v.account else ": log in."))
+
+    def scrimmage_page(request: Request, store: Store, v: Viewer) -> Response:
+        s = visible(request, store, v)
+        if s is None:
+            return page("message.html", v, site, 404, title="Not found", message="There is no such scrimmage.")
+        if s is False:
+            return forbidden(v)
+        assert isinstance(s, tm.Scrimmage)
+        assert v.account is not None
+        doc = sc.document(store, s)
+        mine = tm.side_of(store, v.account).name
+        own_bot = s.bot_id if mine == s.side else s.opponent_bot_id if mine == s.opponent else None
+        failures = [(g, f) for g in tm.scrimmage_games(store, s) for f in g.failures
+                    if own_bot is not None and g.seats[f.get("seat", -1)] == own_bot]  # (only one's own tracebacks)
+        return page("scrimmage.html", v, site, s=s, doc=doc, failures=failures[:50])
+
+    def game_of(request: Request, store: Store, v: Viewer) -> tuple[Any, Any] | Response:
+        s = visible(request, store, v)
+        if s is False:
+            return forbidden(v)
+        number = row_id(request.path_params["number"])
+        g = next((g for g in tm.scrimmage_games(store, s) if g.id == number), None) \
+            if isinstance(s, tm.Scrimmage) else None
+        if g is None:
+            return page("message.html", v, site, 404, title="Not found", message="There is no such game.")
+        return s, g
+
+    def game_page(request: Request, store: Store, v: Viewer) -> Response:
+        found = game_of(request, store, v)
+        if isinstance(found, Response):
+            return found
+        s, g = found
+        return page("scrimmage_game.html", v, site, s=s, g=g)
+
+    def game_data(request: Request, store: Store, v: Viewer) -> Response:
+        found = game_of(request, store, v)
+        if isinstance(found, Response):
+            return Response("", found.status_code)
+        s, g = found
+        drawn = replay(g, {}, details=False)
+        if drawn is None:
+            return Response("", 404)
+        listed = [{"id": g.id, "game": g.game, "players": g.players, "result": drawn["result"], "chunk": 0}]
+        body = (f"window.ARENA_GAMES = {script_json(listed)};\n"
+                f"window.ARENA_REPLAYS = {{0: {script_json({str(g.id): drawn})}}};\n")
+        return Response(body, media_type="text/javascript", headers={"cache-control": "no-store"})
+
+    async def ask_form(request: Request) -> Response:
+        def action(store: Store, v: Viewer, fields: dict[str, str]) -> Response:
+            assert v.account is not None
+            lg = site.league_id(store)
+            found = sc.ask(store, site.config, lg, v.account, fields.get("opponent", ""), fields.get("games", ""))
+            if isinstance(found, sc.Refusal):
+                return page("message.html", v, site, found.status, title="Scrimmage not asked",
+                            message=found.error + ".")
+            site.scrimmage_wake()
+            return RedirectResponse(f"/scrimmages/{int(found)}", 303)
+        return await form_post(request, action)
+
+    async def api_ask(request: Request) -> Response:
+        body = await limited_body(request, FORM_BYTES)
+        if body is None:
+            return error(413, f"a scrimmage request is at most {FORM_BYTES // 1024} kB of JSON")
+
+        def call() -> Response:
+            store = site.store()
+            v = viewer(site, store, request)
+            if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
+                return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
+            try:
+                doc = json.loads(body or b"{}")
+            except ValueError:
+                doc = None
+            if not isinstance(doc, dict):
+                return error(400, 'send a JSON object: {"opponent": "TEAM OR NAME", "games": N}')
+            found = sc.ask(store, site.config, site.league_id(store), v.account, str(doc.get("opponent", "")),
+                           doc.get("games", ""))
+            if isinstance(found, sc.Refusal):
+                wait = {"retry-after": str(found.retry_after)} if found.retry_after else None
+                return JSONResponse({"error": found.error, **({"retry_after": found.retry_after}
+                                                              if found.retry_after else {})},
+                                    status_code=found.status, headers=wait)
+            site.scrimmage_wake()
+            return JSONResponse({"id": found, "status": "queued"}, status_code=202)
+        return await run_in_threadpool(call)
+
+    def api_scrimmage(request: Request, store: Store, v: Viewer) -> Response:
+        s = visible(request, store, v)
+        if s is None:
+            return error(404, "no such scrimmage")
+        if s is False:
+            return error(403, "a scrimmage is seen only by its two teams and the organisers")
+        assert isinstance(s, tm.Scrimmage)
+        return JSONResponse(sc.document(store, s))
+
+    return [
+        Route("/scrimmages", ask_form, methods=["POST"]),
+        Route("/scrimmages/{sid}", sync(scrimmage_page), methods=["GET"]),
+        Route("/scrimmages/{sid}/games/{number}", sync(game_page), methods=["GET"]),
+        Route("/scrimmages/{sid}/games/{number}/replay-data.js", sync(game_data), methods=["GET"]),
+        Route("/api/scrimmages", api_ask, methods=["POST"]),
+        Route("/api/scrimmages/{sid}", sync(api_scrimmage), methods=["GET"]),
+    ]
