@@ -255,6 +255,12 @@ def test_the_bracket_page_follows_the_tournament_as_its_matches_end(tmp_path):
         assert "finished" in b.find_element(By.ID, "tournament-state").text
         errors = [e for e in b.get_log("browser") if "Content Security Policy" in e.get("message", "")]
         assert not errors, errors
+        b.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # a phone: the bracket scrolls in its own box
+                          {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+        b.get(server.base + "/bracket")
+        assert b.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        box = b.find_element(By.CSS_SELECTOR, ".bracket-box")
+        assert b.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", box)  # drawn whole
     finally:
         b.quit()
         server.stop()
