@@ -133,7 +133,7 @@ def match_names(state: State) -> dict[int, str]:
     return out
 
 
-def _entrant(slots: Sequence[Slot], source: bracket_rules.Source, state: State) -> tuple[int | None, str]:
+def entrant(slots: Sequence[Slot], source: bracket_rules.Source, state: State) -> tuple[int | None, str]:
     """A slot of a match whose entrants are not all known: (the bot, when its source is decided; else None) and
     what to write when it is not."""
     if source.kind == "seed":
@@ -193,7 +193,7 @@ def _box(s: Slot, slots: Sequence[Slot], state: State, labels: dict[int, str],
     rows: list[tuple[int | None, str, str, bool]] = []  # (bot, text, score, won)
     if m is None:
         for src in s.node.sources:
-            bot, where = _entrant(slots, src, state)
+            bot, where = entrant(slots, src, state)
             rows.append((bot, labels.get(bot, str(bot)) if bot is not None else where, "", False))
     else:
         for i, bot in enumerate(m.bots):

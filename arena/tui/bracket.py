@@ -12,10 +12,11 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from arena.output.brackets import Slot, Tournament, cut, layout
+from arena.output.brackets import Slot, Tournament, cut, entrant, layout
 from arena.text import shown
 from arena.tournament.brackets import Source
 from arena.tournament.matches import Match
+from arena.tournament.progress import State
 
 KIND = {"winners": 0, "losers": 1, "final": 2}
 WON = "bold green"
@@ -64,15 +65,10 @@ def _side(bot: int | None, labels: dict[int, str], won: bool, missing: str) -> t
     return shown(labels.get(bot, str(bot))), WON if won else "", True
 
 
-def _open(slots: Sequence[Slot], src: Source, labels: dict[int, str]) -> tuple[str, str, bool]:
+def _open(slots: Sequence[Slot], src: Source, state: State, labels: dict[int, str]) -> tuple[str, str, bool]:
     """A side of a match not known yet: its bot once its feeder is decided, else where it comes from."""
-    if src.kind == "seed":
-        return ("bye", "italic", False)
-    feeder = slots[src.value]
-    bot = None
-    if feeder.match is not None and feeder.match.done:
-        bot = feeder.match.winner if src.kind == "winner" else feeder.match.loser
-    return _side(bot, labels, False, f"{src.kind} of {feeder.name}")
+    bot, where = entrant(slots, src, state)
+    return _side(bot, labels, False, where)
 
 
 def bracket_text(t: Tournament) -> Text:
@@ -103,7 +99,7 @@ def bracket_text(t: Tournament) -> Text:
         out.append(f"\n{round_title(label)}\n", style="italic")
         for name, m, drawn in entries:
             if m is None and drawn is not None:  # entrants not all known: where each comes from
-                out.append_text(_line(name, [_open(every, src, labels) for src in drawn.node.sources], "",
+                out.append_text(_line(name, [_open(every, src, state, labels) for src in drawn.node.sources], "",
                                       "to be played", width))
             elif m is not None and m.is_bye:
                 bot = m.bots[0] if m.bots[0] is not None else m.bots[1]
