@@ -43,7 +43,7 @@ BASE = {"name": "g", "games": ["nim"], "bots": ["random", "greedy", "mc(n=5)"]}
     ({"format": "gauntlet"}, 'needs challengers = ["bot name", ...]'),
     ({"format": "gauntlet", "challengers": ["nobody"]}, "'nobody' is not a bot of this league"),
     ({"challengers": ["greedy"]}, 'only for format = "gauntlet"'),
-    ({"format": "knockout"}, 'format = "knockout" is not allowed'),
+    ({"format": "pyramid"}, 'format = "pyramid" is not allowed'),
     ({"openings": {"plies": 2, "file": "x.txt"}}, "exactly one of plies"),
     ({"openings": {"plies": 0}}, "openings.plies = 0 is not allowed"),
     ({"openings": {"file": "missing.txt"}}, "not found"),
