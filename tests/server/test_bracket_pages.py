@@ -113,7 +113,7 @@ def test_a_private_tournament_needs_a_login_and_a_round_robin_has_no_bracket(tmp
         code, _, home = c.get("/")
         assert code == 200 and "bracket-link" not in home
         code, _, page = c.get("/bracket")
-        assert code == 404 and "not a tournament" in page
+        assert code == 404 and "it has no bracket" in page
         code, _, text = c.get("/api/bracket")
         assert code == 404 and "not a tournament" in json.loads(text)["error"]
     finally:
