@@ -144,8 +144,8 @@ BAD_BOTS = [
     ('bots = ["random", {spec = "greedy", colour = "red"}]', "unknown key 'bots[1].colour'; valid keys: name, spec"),
     ('bots = ["random", {spec = "greedy", games = 3}]', "bots[1].games = 3 is not allowed: a game spec or a non-empty"),
     ('bots = ["random", {spec = "greedy", entry = "x.py"}]', "bots[1].entry is only for a folder bot"),
-    ('bots = []', "bots = [] is not allowed: a non-empty list of bot specs or [[bots]] tables"),
-    ('bots = "random"', 'bots = "random" is not allowed: a non-empty list of bot specs'),
+    ('bots = []', "bots is required: a list of bot specs or [[bots]] tables"),
+    ('bots = "random"', 'bots = "random" is not allowed: a list of bot specs or [[bots]] tables'),
 ]
 
 
