@@ -148,3 +148,31 @@ def test_requests_are_checked_and_limited_per_hour_per_team(site):
     code, _, text = bob.form("/scrimmages", {"csrf": csrf, "opponent": "carol", "games": "1"})
     assert code == 429 and f"at most {sc.PER_HOUR} scrimmages an hour" in text
     assert ask(c, tokens["dave"], "carol", 1)[0] == 202  # another side's cap is its own
+
+
+def test_a_scrimmage_cut_by_sigkill_plays_its_missing_games_at_the_next_start(tmp_path):
+    make_league(tmp_path, LEAGUE)
+    tokens = accounts(tmp_path, "carol", "dave")
+    server = Server(tmp_path).start()
+    c = Client(server.base)
+    for who in ("carol", "dave"):
+        code, doc = c.submit_api(tokens[who], f"{who}.py", PLAIN.encode() + f"# {who}\n".encode())
+        assert c.wait(tokens[who], doc["id"], {"accepted", "refused"})["status"] == "accepted"
+    code, _, doc = ask(c, tokens["carol"], "dave", sc.MAX_GAMES)
+    assert code == 202
+    sid = doc["id"]
+    deadline = time.time() + 120
+    while time.time() < deadline and not 0 < len(scrimmage(c, tokens["carol"], sid)[1]["played"]) < sc.MAX_GAMES:
+        time.sleep(0.1)
+    server.kill()  # mid-scrimmage: some games stored, the rest not
+    with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:
+        cut = store.conn.execute("SELECT count(*) FROM scrimmage_games WHERE scrimmage_id=?", (sid,)).fetchone()[0]
+        assert store.conn.execute("SELECT status FROM scrimmages WHERE id=?", (sid,)).fetchone()[0] == "playing"
+    assert 0 < cut < sc.MAX_GAMES
+    server = Server(tmp_path).start()
+    try:
+        c = Client(server.base)
+        done = finished(c, tokens["carol"], sid)
+        assert done["status"] == "done" and [g["number"] for g in done["played"]] == list(range(sc.MAX_GAMES))
+    finally:
+        assert server.stop() == 143

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import subprocess
-import time
 
 import pytest
 
@@ -74,14 +73,25 @@ def test_a_schema_6_store_gets_the_team_tables_and_keeps_its_rows(tmp_path):
         assert [b.name for b in store.bots(1)] == ["random"] and tm.teams(store, 1) == []
 
 
-def wait_for(check, limit: float = 90, what: str = ""):
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.3)
-    raise AssertionError(f"never: {what}")
+def test_an_upload_sent_before_its_account_changed_teams_may_not_enter(tmp_path):
+    """Validated after alice joined a team, her upload for her own bot would be a second entry of her side."""
+    from arena.submissions.snapshot import single
+    from leaderboards import accounts as acc
+    with Store.open(tmp_path / "s.sqlite", create=True) as store:
+        league_id = store.ensure_league("srv", {}).id
+        alice, _ = acc.add_account(store, league_id, "alice")
+        bob, _ = acc.add_account(store, league_id, "bob")
+        before = acc.submission(store, acc.add_submission(store, league_id, alice.id, "alice", "a.py",
+                                                          single("a.py", "# a\n")))
+        assert tm.stale_upload(store, before) is None
+        tm.set_team(store, league_id, "red", [alice, bob])
+        assert "now in team red: upload it again" in tm.stale_upload(store, before)
+        sent = acc.submission(store, acc.add_submission(store, league_id, bob.id, "red", "b.py",
+                                                        single("b.py", "# b\n")))
+        assert tm.stale_upload(store, sent) is None
+        tm.set_team(store, league_id, "red", [alice])  # bob leaves: his upload for the team no longer enters
+        assert "now in no team" in tm.stale_upload(store, sent)
+        assert tm.side_of(store, bob) == tm.Side("bob", None, (bob,))
 
 
 def test_a_team_submits_one_bot_shares_its_limit_and_tracebacks_and_is_shown_with_its_members(tmp_path):
