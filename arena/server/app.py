@@ -41,7 +41,7 @@ from arena.output import brackets, pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
-from arena.server import auth, connections, similarity
+from arena.server import auth, connections, scrimmage_pages, similarity
 from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
@@ -412,8 +412,6 @@ def submission_document(store: Store, sub: acc.Submission) -> dict[str, Any]:
 
 # -- the application ----------------------------------------------------------------------------------------
 def create_app(site: Site) -> ASGIApp:
-    from arena.server import scrimmage_pages  # (it uses this module's pages and helpers)
-
     def sync(handler: Callable[..., Response]) -> Callable[[Request], Awaitable[Response]]:
         """A handler run in the thread pool with this thread's store and the viewer."""
         async def endpoint(request: Request) -> Response:
@@ -630,7 +628,7 @@ def create_app(site: Site) -> ASGIApp:
         names = {a.id: a.name for a in side.members}
         return page("me.html", v, site, subs=subs, bots=mine, games=results(games, ids), failures=failures[:50],
                     sent=sent, note=identical_line(store, same) if same else "", side=side, names=names,
-                    **scrimmage_pages.me_values(store, site, lg.id, side))
+                    **scrimmage_pages.me_values(store, lg.id, side))
 
     # -- the API --------------------------------------------------------------------------------------------
     async def api_submit(request: Request) -> Response:
@@ -816,7 +814,8 @@ def create_app(site: Site) -> ASGIApp:
         Route("/api/leaderboard", sync(api_leaderboard)),
         Route("/bracket", sync(bracket_page)),
         Route("/api/bracket", sync(api_bracket)),
-        *scrimmage_pages.routes(site, sync, form_post),
+        *scrimmage_pages.routes(site, scrimmage_pages.Kit(sync, form_post, page, error, row_id, viewer,
+                                                          limited_body, FORM_BYTES)),
         Route("/static/site.css", stylesheet),
         Route("/static/replay.js", viewer_script),
         Route("/static/status.js", status_script),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -19,16 +20,16 @@ from starlette.routing import Route
 
 from arena.output.replays import replay, script_json
 from arena.server import scrimmages as sc
-from arena.server.app import FORM_BYTES, Site, Viewer, error, limited_body, page, row_id, viewer
+from leaderboards import accounts as acc
 from leaderboards import teams as tm
 from leaderboards.store import Store
 
-Handler = Callable[[Request, Store, Viewer], Response]
+Handler = Callable[[Request, Store, Any], Response]
 NOTICES = 20
 """Scrimmages listed on /me (the newest a side asked for or was asked to)."""
 
 
-def me_values(store: Store, site: Site, league_id: int, side: tm.Side) -> dict[str, Any]:
+def me_values(store: Store, league_id: int, side: tm.Side) -> dict[str, Any]:
     """What /me shows of scrimmages: the form's choices (every other side with a bot in the ladder) and the
     side's scrimmages, newest first (those asked against it are its notices)."""
     others = sorted({b.name for b in store.bots(league_id, include_retired=False, source=False)
@@ -39,7 +40,6 @@ def me_values(store: Store, site: Site, league_id: int, side: tm.Side) -> dict[s
 
 
 def _askers(store: Store, found: list[tm.Scrimmage]) -> dict[int, str]:
-    from leaderboards import accounts as acc
     out = {}
     for s in found:
         a = acc.account(store, s.asked_by)
@@ -47,11 +47,27 @@ def _askers(store: Store, found: list[tm.Scrimmage]) -> dict[int, str]:
     return out
 
 
-def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[Response]]],
-           form_post: Callable[..., Awaitable[Response]]) -> list[Route]:
-    """The scrimmage routes of the app (``sync`` and ``form_post``: the app's own wrappers)."""
+@dataclass(frozen=True)
+class Kit:
+    """What the pages take from :mod:`arena.server.app` (passed in: this module does not import it, which would be
+    an import cycle): its request wrappers, page and error makers and readers."""
 
-    def visible(request: Request, store: Store, v: Viewer) -> tm.Scrimmage | None | bool:
+    sync: Callable[[Handler], Callable[[Request], Awaitable[Response]]]
+    form_post: Callable[..., Awaitable[Response]]
+    page: Callable[..., Response]
+    error: Callable[[int, str], Response]
+    row_id: Callable[[str], int | None]
+    viewer: Callable[[Any, Store, Request], Any]
+    limited_body: Callable[[Request, int], Awaitable[bytes | None]]
+    form_bytes: int
+
+
+def routes(site: Any, kit: Kit) -> list[Route]:
+    """The scrimmage routes of the app (``site``: its :class:`arena.server.app.Site`)."""
+    sync, form_post, page, error, row_id = kit.sync, kit.form_post, kit.page, kit.error, kit.row_id
+    FORM_BYTES = kit.form_bytes  # noqa: N806 - the app's constant
+
+    def visible(request: Request, store: Store, v: Any) -> tm.Scrimmage | None | bool:
         """The scrimmage of the path; None: there is none; False: the viewer may not see it."""
         sid = row_id(request.path_params["sid"])
         s = tm.scrimmage(store, sid) if sid is not None else None
@@ -59,12 +75,12 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
             return None
         return s if sc.may_see(store, v.account, s) else False
 
-    def forbidden(v: Viewer) -> Response:
+    def forbidden(v: Any) -> Response:
         return page("message.html", v, site, 403, title="Forbidden",
                     message="A scrimmage is seen only by its two teams and the organisers"
                             + ("." if v.account else ": log in."))
 
-    def scrimmage_page(request: Request, store: Store, v: Viewer) -> Response:
+    def scrimmage_page(request: Request, store: Store, v: Any) -> Response:
         s = visible(request, store, v)
         if s is None:
             return page("message.html", v, site, 404, title="Not found", message="There is no such scrimmage.")
@@ -79,7 +95,7 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
                     if own_bot is not None and g.seats[f.get("seat", -1)] == own_bot]  # (only one's own tracebacks)
         return page("scrimmage.html", v, site, s=s, doc=doc, failures=failures[:50])
 
-    def game_of(request: Request, store: Store, v: Viewer) -> tuple[Any, Any] | Response:
+    def game_of(request: Request, store: Store, v: Any) -> tuple[Any, Any] | Response:
         s = visible(request, store, v)
         if s is False:
             return forbidden(v)
@@ -90,14 +106,14 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
             return page("message.html", v, site, 404, title="Not found", message="There is no such game.")
         return s, g
 
-    def game_page(request: Request, store: Store, v: Viewer) -> Response:
+    def game_page(request: Request, store: Store, v: Any) -> Response:
         found = game_of(request, store, v)
         if isinstance(found, Response):
             return found
         s, g = found
         return page("scrimmage_game.html", v, site, s=s, g=g)
 
-    def game_data(request: Request, store: Store, v: Viewer) -> Response:
+    def game_data(request: Request, store: Store, v: Any) -> Response:
         found = game_of(request, store, v)
         if isinstance(found, Response):
             return Response("", found.status_code)
@@ -111,7 +127,7 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
         return Response(body, media_type="text/javascript", headers={"cache-control": "no-store"})
 
     async def ask_form(request: Request) -> Response:
-        def action(store: Store, v: Viewer, fields: dict[str, str]) -> Response:
+        def action(store: Store, v: Any, fields: dict[str, str]) -> Response:
             assert v.account is not None
             lg = site.league_id(store)
             found = sc.ask(store, site.config, lg, v.account, fields.get("opponent", ""), fields.get("games", ""))
@@ -123,13 +139,13 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
         return await form_post(request, action)
 
     async def api_ask(request: Request) -> Response:
-        body = await limited_body(request, FORM_BYTES)
+        body = await kit.limited_body(request, FORM_BYTES)
         if body is None:
             return error(413, f"a scrimmage request is at most {FORM_BYTES // 1024} kB of JSON")
 
         def call() -> Response:
             store = site.store()
-            v = viewer(site, store, request)
+            v = kit.viewer(site, store, request)
             if not v.via_token or v.account is None:  # a script's API: a bearer token, never a cookie (no CSRF)
                 return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
             try:
@@ -149,7 +165,7 @@ def routes(site: Site, sync: Callable[[Handler], Callable[[Request], Awaitable[R
             return JSONResponse({"id": found, "status": "queued"}, status_code=202)
         return await run_in_threadpool(call)
 
-    def api_scrimmage(request: Request, store: Store, v: Viewer) -> Response:
+    def api_scrimmage(request: Request, store: Store, v: Any) -> Response:
         s = visible(request, store, v)
         if s is None:
             return error(404, "no such scrimmage")
