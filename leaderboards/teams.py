@@ -254,6 +254,12 @@ def scrimmages_of(store: Store, league_id: int, name: str, *, limit: int = 20) -
         (league_id, name, name, limit))]
 
 
+def all_scrimmages(store: Store, league_id: int, *, limit: int = 200) -> list[Scrimmage]:
+    """The league's scrimmages, newest first (the organisers' list)."""
+    return [Scrimmage(*r) for r in store.conn.execute(
+        f"SELECT {_SCRIMMAGE} FROM scrimmages WHERE league_id=? ORDER BY id DESC LIMIT ?", (league_id, limit))]
+
+
 def claim_scrimmage(store: Store, league_id: int) -> Scrimmage | None:
     """The oldest queued scrimmage, marked ``playing`` in the same transaction."""
     with transaction(store.conn):

@@ -27,6 +27,8 @@ from leaderboards.store import Store
 Handler = Callable[[Request, Store, Any], Response]
 NOTICES = 20
 """Scrimmages listed on /me (the newest a side asked for or was asked to)."""
+ORGANISER_ROWS = 200
+"""Scrimmages listed on /scrimmages (the newest)."""
 
 
 def me_values(store: Store, league_id: int, side: tm.Side) -> dict[str, Any]:
@@ -79,6 +81,17 @@ def routes(site: Any, kit: Kit) -> list[Route]:
         return page("message.html", v, site, 403, title="Forbidden",
                     message="A scrimmage is seen only by its two teams and the organisers"
                             + ("." if v.account else ": log in."))
+
+    def list_page(request: Request, store: Store, v: Any) -> Response:
+        """The scrimmages the viewer may see: an organiser every one of the league (the newest
+        :data:`ORGANISER_ROWS`), a student their side's (the form to ask is on /me)."""
+        if v.account is None:
+            return RedirectResponse("/login", 303)
+        lg = site.league_id(store)
+        side = tm.side_of(store, v.account)
+        found = tm.all_scrimmages(store, lg, limit=ORGANISER_ROWS) if v.organiser else \
+            tm.scrimmages_of(store, lg, side.name, limit=ORGANISER_ROWS)
+        return page("scrimmages.html", v, site, scrimmages=found, askers=_askers(store, found), side=side)
 
     def scrimmage_page(request: Request, store: Store, v: Any) -> Response:
         s = visible(request, store, v)
@@ -176,6 +189,7 @@ def routes(site: Any, kit: Kit) -> list[Route]:
 
     return [
         Route("/scrimmages", ask_form, methods=["POST"]),
+        Route("/scrimmages", sync(list_page), methods=["GET"]),
         Route("/scrimmages/{sid}", sync(scrimmage_page), methods=["GET"]),
         Route("/scrimmages/{sid}/games/{number}", sync(game_page), methods=["GET"]),
         Route("/scrimmages/{sid}/games/{number}/replay-data.js", sync(game_data), methods=["GET"]),

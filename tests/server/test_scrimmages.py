@@ -48,12 +48,26 @@ def finished(c: Client, token: str, sid: int, limit: float = 120) -> dict:
 
 
 def ladder_state(work) -> tuple[int, list[tuple]]:
-    with Store.open(work / "srv.sqlite", readonly=True) as store:
-        lg = store.find_league("srv")
-        rows = [tuple(r) for r in store.conn.execute("SELECT scope, bot_id, mu, sigma, games, wins, draws, losses "
-                                                     "FROM ratings WHERE league_id=? ORDER BY scope, bot_id",
-                                                     (lg.id,))]
-        return store.count_games(lg.id), rows
+    """The ladder's games and ratings once settled: every game folded in schedule order (a game folded out of order
+    is provisional until the league's one recomputation), the same on two reads a second apart."""
+    def read() -> tuple[int, list[tuple], int]:
+        with Store.open(work / "srv.sqlite", readonly=True) as store:
+            lg = store.find_league("srv")
+            rows = [tuple(r) for r in store.conn.execute(
+                "SELECT scope, bot_id, mu, sigma, games, wins, draws, losses FROM ratings WHERE league_id=? "
+                "ORDER BY scope, bot_id", (lg.id,))]
+            unsettled = store.conn.execute("SELECT count(*) FROM games WHERE league_id=? AND rated != 1",
+                                           (lg.id,)).fetchone()[0]
+            return store.count_games(lg.id), rows, unsettled
+    deadline = time.time() + 60
+    last = read()
+    while time.time() < deadline:
+        time.sleep(1.0)
+        now = read()
+        if now == last and not now[2]:
+            return now[0], now[1]
+        last = now
+    raise AssertionError(f"the ladder's ratings never settled: {last[2]} games not folded in order")
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +162,23 @@ def test_requests_are_checked_and_limited_per_hour_per_team(site):
     code, _, text = bob.form("/scrimmages", {"csrf": csrf, "opponent": "carol", "games": "1"})
     assert code == 429 and f"at most {sc.PER_HOUR} scrimmages an hour" in text
     assert ask(c, tokens["dave"], "carol", 1)[0] == 202  # another side's cap is its own
+
+
+def test_the_list_shows_an_organiser_every_scrimmage_and_a_student_their_sides(site):
+    rows = {}
+    for who in ("prof", "dave", "erin"):
+        code, _, text = logged_in(site, who).get("/scrimmages")
+        assert code == 200
+        rows[who] = re.findall(r'<td><a href="/scrimmages/\d+">\d+</a></td><td>[^<]*</td><td>([^<]*)</td>'
+                               r'<td>([^<]*)</td>', text)
+    everything = {("carol", f"carol v {TEAM}".replace("<", "&lt;").replace(">", "&gt;")),
+                  ("bob", "&lt;i&gt;red&lt;/i&gt; v dave"), ("alice", "&lt;i&gt;red&lt;/i&gt; v dave"),
+                  ("dave", "dave v carol")}
+    assert set(rows["prof"]) == everything and len(rows["prof"]) == 2 + sc.PER_HOUR  # (the team asked PER_HOUR)
+    assert set(rows["dave"]) == everything - {("carol", "carol v &lt;i&gt;red&lt;/i&gt;")}
+    assert rows["erin"] == []
+    code, headers, _ = Client(site["server"].base).get("/scrimmages")
+    assert code == 303 and headers["location"] == "/login"
 
 
 def test_a_scrimmage_cut_by_sigkill_plays_its_missing_games_at_the_next_start(tmp_path):
