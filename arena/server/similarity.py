@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from leaderboards import teams as tm
 from leaderboards.store import Bot, Store
 
 NEAR = 0.9
@@ -32,10 +33,15 @@ def identical(store: Store, league_id: int, bots: Sequence[Bot]) -> dict[str, li
     """Each current submitted bot's label -> the labels of the bots of other names (retired versions included)
     with the same files (``bots``: the league's bots, for their labels)."""
     labels = {b.id: b.label for b in bots}
+    names = {b.id: b.name for b in bots}
+    # a team's bot and its members' own bots from before they joined are one side's work, not a copy
+    one_side = {pair for t in tm.teams(store, league_id) for a in t.members
+                for pair in ((t.name, a.name), (a.name, t.name))}
     out: dict[str, list[str]] = {}
     for bot_id, twin_id in store.same_files(league_id):
         if bot_id in labels and twin_id in labels:  # (a bot entered since ``bots`` was read: the next view)
-            out.setdefault(labels[bot_id], []).append(labels[twin_id])
+            if (names[bot_id], names[twin_id]) not in one_side:
+                out.setdefault(labels[bot_id], []).append(labels[twin_id])
     return out
 
 

@@ -147,3 +147,23 @@ def test_a_team_submits_one_bot_shares_its_limit_and_tracebacks_and_is_shown_wit
         assert code == 202
     finally:
         assert server.stop() == 143
+
+
+def test_a_team_bot_is_not_flagged_as_a_copy_of_its_members_own_bots(tmp_path):
+    """/admin's byte-identical flags: the team's bot with the files of a member's bot from before the team is one
+    side's work; the same files under an outsider's name are still flagged."""
+    from arena.server.similarity import identical
+    from arena.submissions.snapshot import single
+    from leaderboards import accounts as acc
+    snap = single("bot.py", PLAIN)
+    with Store.open(tmp_path / "s.sqlite", create=True) as store:
+        league_id = store.ensure_league("srv", {}).id
+        alice, _ = acc.add_account(store, league_id, "alice")
+        bob, _ = acc.add_account(store, league_id, "bob")
+        acc.add_account(store, league_id, "carol")
+        store.upsert_bot(league_id, "alice", origin="submit", snapshot=snap)
+        tm.set_team(store, league_id, "red", [alice, bob])
+        store.upsert_bot(league_id, "red", origin="submit", snapshot=snap)
+        store.upsert_bot(league_id, "carol", origin="submit", snapshot=snap)
+        flagged = identical(store, league_id, store.bots(league_id))
+        assert flagged == {"red": ["carol"], "carol": ["alice", "red"]}, flagged
