@@ -177,6 +177,9 @@ def test_the_list_shows_an_organiser_every_scrimmage_and_a_student_their_sides(s
     assert set(rows["prof"]) == everything and len(rows["prof"]) == 2 + sc.PER_HOUR  # (the team asked PER_HOUR)
     assert set(rows["dave"]) == everything - {("carol", "carol v &lt;i&gt;red&lt;/i&gt;")}
     assert rows["erin"] == []
+    _, _, page = logged_in(site, "dave").get("/me")  # told who asked, and for which team (escaped)
+    assert re.search(r'alice \(team &lt;i&gt;red&lt;/i&gt;\) asked for a scrimmage against you: '
+                     r'<a href="/scrimmages/\d+">results</a>', page)
     code, headers, _ = Client(site["server"].base).get("/scrimmages")
     assert code == 303 and headers["location"] == "/login"
 
