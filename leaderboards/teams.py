@@ -71,6 +71,13 @@ def team_named(store: Store, league_id: int, name: str) -> Team | None:
     return next((t for t in teams(store, league_id) if t.name == name), None)
 
 
+def team_name_taken(store: Store, league_id: int, name: str) -> bool:
+    """Whether a team of the league has ever been called ``name``, members or not (its bot keeps the name: an
+    account called so would be that team's side, seeing its scrimmages and submitting its bot)."""
+    return store.conn.execute("SELECT 1 FROM teams WHERE league_id=? AND name=?", (league_id, name)).fetchone() \
+        is not None
+
+
 def side_of(store: Store, account: acc.Account) -> Side:
     """The account's side: its team, or the account alone."""
     row = store.conn.execute("SELECT t.id, t.name FROM team_members m JOIN teams t ON t.id = m.team_id "
@@ -95,7 +102,8 @@ def side_named(store: Store, league_id: int, name: str) -> Side | None:
 def set_team(store: Store, league_id: int, name: str, members: list[acc.Account]) -> tuple[Team, list[str]]:
     """Makes team ``name`` exactly ``members`` (created if new; members of another team move to this one; former
     members leave it and are on their own again). Each member's own bot leaves the ladder (retired, "joined team
-    NAME": the team's bot stands for them). Returns the team and the names of the accounts that left it.
+    NAME": the team's bot stands for them), and so does the bot of a team all of whose members moved here.
+    Returns the team and the names of the accounts that left it.
 
     Raises:
         ConfigError: no member, or ``name`` is an account's name (an account's bot takes its name: the two would
@@ -126,6 +134,14 @@ def set_team(store: Store, league_id: int, name: str, members: list[acc.Account]
         if moved_from:  # (their teams changed too: a watcher of `updated` sees it)
             store.conn.execute(f"UPDATE teams SET updated=? WHERE id IN ({','.join('?' * len(moved_from))})",
                                (now, *moved_from))
+            # a team whose every member moved here: its bot would stay in the ladder (and a final) as a second
+            # entry of these accounts, with nobody to stand for it
+            for (emptied,) in store.conn.execute(
+                    f"SELECT name FROM teams WHERE id IN ({','.join('?' * len(moved_from))}) AND id NOT IN "
+                    "(SELECT team_id FROM team_members)", tuple(moved_from)).fetchall():
+                store.conn.execute("UPDATE bots SET status='retired', status_reason=? WHERE league_id=? AND "
+                                   "origin='submit' AND status != 'retired' AND name=?",
+                                   (f"team {emptied} has no members left", league_id, emptied))
         store.conn.execute(f"UPDATE bots SET status='retired', status_reason=? WHERE league_id=? AND "
                            f"origin='submit' AND status != 'retired' AND name IN ({marks})",
                            (f"joined team {name}", league_id, *[a.name for a in members]))

@@ -55,7 +55,7 @@ def create(store: Store, league: League, reserved: set[str], name: str, *, email
     if name in reserved:
         raise ConfigError(f"{name!r} is a bot of the league file; an account's bot takes the account's name, pick "
                           "another")
-    if tm.team_named(store, league.id, name) is not None:
+    if tm.team_name_taken(store, league.id, name):  # (an emptied team's too: its bot keeps the name)
         raise ConfigError(f"{name!r} is a team's name (its bot is called so); pick another")
     return acc.add_account(store, league.id, name, email=email, organiser=organiser)[1]
 

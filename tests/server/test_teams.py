@@ -167,3 +167,23 @@ def test_a_team_bot_is_not_flagged_as_a_copy_of_its_members_own_bots(tmp_path):
         store.upsert_bot(league_id, "carol", origin="submit", snapshot=snap)
         flagged = identical(store, league_id, store.bots(league_id))
         assert flagged == {"red": ["carol"], "carol": ["alice", "red"]}, flagged
+
+
+def test_a_team_emptied_into_another_leaves_no_second_entry_and_its_name_stays_taken(tmp_path):
+    """Attack (issue 32 review): alice and bob, team red, all move to team blue. Red's bot stayed in the ladder
+    (and would enter the final: two entries for one side), and `arena accounts add red` then made an account whose
+    side was red: it saw red's scrimmages and tracebacks and could submit red's bot."""
+    from leaderboards import accounts as acc
+    make_league(tmp_path, LEAGUE)
+    with Store.open(tmp_path / "srv.sqlite", create=True) as store:
+        league_id = store.ensure_league("srv", {}).id
+        alice, _ = acc.add_account(store, league_id, "alice")
+        bob, _ = acc.add_account(store, league_id, "bob")
+        tm.set_team(store, league_id, "red", [alice, bob])
+        red, _ = store.upsert_bot(league_id, "red", origin="submit", spec="random")
+        tm.set_team(store, league_id, "blue", [alice, bob])
+        assert store.bot(red.id).status == "retired"  # no member is left to stand for it
+        assert "no members" in (store.bot(red.id).status_reason or "")
+        assert tm.team_name_taken(store, league_id, "red")
+    p = run(tmp_path, "accounts", "add", "--league", "l.toml", "red")
+    assert p.returncode == 2 and "team's name" in p.stderr, p.stderr
