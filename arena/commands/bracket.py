@@ -85,7 +85,8 @@ def print_bracket(name: str, state: State, labels: dict[int, str]) -> None:
         out.print(Text("places", style="italic"), soft_wrap=True)
         place = 1
         for group in state.placings:
-            out.print(f"  {place}. " + ", ".join(shown(labels.get(b, str(b))) for b in group), soft_wrap=True)
+            out.print(Text(f"  {place}. " + ", ".join(shown(labels.get(b, str(b))) for b in group)),
+                      soft_wrap=True)  # (a Text: a name is never read as rich markup)
             place += len(group)
 
 

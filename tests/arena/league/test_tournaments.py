@@ -236,3 +236,14 @@ def test_league_status_of_a_tournament(tmp_path: Path) -> None:
     assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
     p = arena(tmp_path, "league", "status", "t.toml")
     assert p.returncode == 0 and "knockout, 5 entrants): finished" in p.stdout, p.stdout
+
+
+def test_arena_bracket_prints_names_as_they_are_never_as_markup(tmp_path: Path) -> None:
+    """Attack (issue 32 review): the places lines went through rich's markup, so a bot named "[bold red]x[/]" was
+    listed as "x" (a name can look like another's, or hide)."""
+    bots = [{"name": "[bold red]x[/]", "spec": "greedy"}, {"name": "[dim]y", "spec": "random"}]
+    tournament(tmp_path, "knockout", bots=bots, games_per_pairing=1)
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    text = arena(tmp_path, "bracket", "--league", "t.toml").stdout
+    places = text[text.index("places"):]
+    assert "[bold red]x[/]" in places and "[dim]y" in places, text
