@@ -107,12 +107,15 @@ def set_team(store: Store, league_id: int, name: str, members: list[acc.Account]
 
     Raises:
         ConfigError: no member, or ``name`` is an account's name (an account's bot takes its name: the two would
-            be one bot in the ladder).
+            be one bot in the ladder), or for a new team the name of a bot the league has already (one entered with
+            `arena submit`, say: the team would take over its versions and games).
     """
     if not members:
         raise ConfigError(f"team {name!r} needs at least one account")
     if acc.account_named(store, league_id, name) is not None:
         raise ConfigError(f"{name!r} is an account's name (its bot is called so); pick another team name")
+    if not team_name_taken(store, league_id, name) and store.current_bot(league_id, name) is not None:
+        raise ConfigError(f"the league has a bot called {name!r} already; pick another team name")
     now = time.time()
     ids = [a.id for a in members]
     with transaction(store.conn):

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from arena.errors import ConfigError
 from leaderboards import teams as tm
 from leaderboards.schema import TEAMS_SCHEMA
 from leaderboards.store import SCHEMA_VERSION, Store
@@ -187,3 +188,17 @@ def test_a_team_emptied_into_another_leaves_no_second_entry_and_its_name_stays_t
         assert tm.team_name_taken(store, league_id, "red")
     p = run(tmp_path, "accounts", "add", "--league", "l.toml", "red")
     assert p.returncode == 2 and "team's name" in p.stderr, p.stderr
+
+
+def test_a_new_team_may_not_take_the_name_of_a_bot_the_league_has(tmp_path):
+    """A bot entered with `arena submit` (no account): a team of its name would take over its versions and games."""
+    from leaderboards import accounts as acc
+    with Store.open(tmp_path / "s.sqlite", create=True) as store:
+        league_id = store.ensure_league("srv", {}).id
+        alice, _ = acc.add_account(store, league_id, "alice")
+        store.upsert_bot(league_id, "hero", origin="submit", spec="random")
+        with pytest.raises(ConfigError, match="has a bot called 'hero' already"):
+            tm.set_team(store, league_id, "hero", [alice])
+        tm.set_team(store, league_id, "red", [alice])
+        store.upsert_bot(league_id, "red", origin="submit", spec="random")
+        assert tm.set_team(store, league_id, "red", [alice])[0].name == "red"  # its own bot: run again, fine
