@@ -167,6 +167,10 @@ class Scrimmager(threading.Thread):
 
     def play_all(self, store: Store, s: tm.Scrimmage) -> None:
         bots = {s.bot_id: store.bot(s.bot_id), s.opponent_bot_id: store.bot(s.opponent_bot_id)}
+        out = next((b for b in bots.values() if acc.taken_out(b.status, b.status_reason)), None)
+        if out is not None:  # withdrawn or revoked since the request: an organiser took it out, it plays no more
+            tm.finish_scrimmage(store, s.id, "failed", f"{out.name} was taken out of the league ({out.status_reason})")
+            return
         games = scrimmage_games(self.config, bots[s.bot_id], bots[s.opponent_bot_id])
         if not games:
             tm.finish_scrimmage(store, s.id, "failed", "no two-player game of the league that both bots play")

@@ -210,3 +210,23 @@ def test_a_scrimmage_cut_by_sigkill_plays_its_missing_games_at_the_next_start(tm
         assert done["status"] == "done" and [g["number"] for g in done["played"]] == list(range(sc.MAX_GAMES))
     finally:
         assert server.stop() == 143
+
+
+def test_a_bot_an_organiser_took_out_after_the_request_plays_no_scrimmage(tmp_path):
+    from arena.league.config import LeagueConfig
+    from arena.submissions.snapshot import single
+    from leaderboards import accounts as acc
+    from leaderboards import teams as tm
+    with Store.open(tmp_path / "s.sqlite", create=True) as store:
+        league_id = store.ensure_league("srv", {}).id
+        carol, _ = acc.add_account(store, league_id, "carol")
+        mine, _ = store.upsert_bot(league_id, "carol", origin="submit", snapshot=single("bot.py", PLAIN))
+        theirs, _ = store.upsert_bot(league_id, "dave", origin="submit", snapshot=single("bot.py", PLAIN + "#\n"))
+        sid = tm.add_scrimmage(store, league_id, carol.id, "carol", "dave", mine.id, theirs.id, 2, per_hour=3,
+                               now=time.time())
+        store.retire_bot(theirs.id, f"{acc.WITHDRAWN}prof")
+        player = sc.Scrimmager(store, LeagueConfig(name="srv", games=["nim(n=9)"], bots=["random"]), league_id)
+        player.play_all(store, tm.claim_scrimmage(store, league_id))
+        done = tm.scrimmage(store, sid)
+        assert done.status == "failed" and "dave was taken out of the league (withdrawn by prof)" == done.reason
+        assert player.backend is None and tm.played_numbers(store, sid) == set()  # not one game started
