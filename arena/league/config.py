@@ -243,6 +243,12 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
         players = [b for b in bots if b.games is None or spec in b.games]
         if len(players) < k and top.field_from is None:
             raise fail(f"{spec} needs at least {k} bots that play it, the league has {len(players)}")
+    # a tournament's match plays every game of the league (arena.tournament.matches): a restriction cannot hold
+    partial = next((b for b in bots if tournament and b.games is not None and any(s not in b.games for s in specs)),
+                   None)
+    if partial is not None:
+        raise fail(f"bot {partial.name!r} plays only {', '.join(partial.games or ())}; a tournament's match plays "
+                   "every game of the league (remove its games = [...], or play the others in a league of their own)")
     challengers, book, stop = _ranking_keys(top, bots, specs, seat_counts, base, fail)
     return LeagueConfig(name=name, games=tuple(specs), bots=tuple(bots), games_per_pairing=gpp, seed=top.seed,
                         limits=limits, concurrency=top.concurrency,

@@ -247,3 +247,15 @@ def test_arena_bracket_prints_names_as_they_are_never_as_markup(tmp_path: Path) 
     text = arena(tmp_path, "bracket", "--league", "t.toml").stdout
     places = text[text.index("places"):]
     assert "[bold red]x[/]" in places and "[dim]y" in places, text
+
+
+def test_a_tournament_bot_restricted_to_some_games_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Attack (issue 32 review): a bot of a tournament restricted with games = [...] was made to play every game of
+    the league anyway (a match plays each spec): its restriction was silently ignored."""
+    bots = [{"name": "a", "spec": "random", "games": ["nim(n=9)"]}, {"name": "b", "spec": "random"},
+            {"name": "c", "spec": "random"}]
+    write(tmp_path / "t.toml", league_toml("t", seed=1, database="t.sqlite", bots=bots,
+                                           games=["nim(n=9)", "hex(size=3)"], format="knockout"))
+    p = arena(tmp_path, "league", "run", "t.toml", "-q")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "bot 'a' plays only nim(n=9)" in p.stderr and "every game" in p.stderr, p.stderr
