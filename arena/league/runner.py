@@ -333,6 +333,8 @@ def _run(store: Store, config: LeagueConfig, snapshots: Any, summary: RunSummary
                 return
             # after a yield no later batch: it would be decided (and stored) from games never played
             todo = next(batches, []) if batches is not None and not summary.yielded else []
+            if config.format in TOURNAMENTS:  # tie-breaks and sudden death add games the first count could not know
+                summary.scheduled = max(summary.scheduled, store.count_games(league.id) + len(todo))
     finally:
         if chosen is not None:
             chosen.close()  # within workers.STOP_GRACE: games still in flight are abandoned

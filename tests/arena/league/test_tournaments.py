@@ -259,3 +259,16 @@ def test_a_tournament_bot_restricted_to_some_games_is_refused_in_one_line(tmp_pa
     p = arena(tmp_path, "league", "run", "t.toml", "-q")
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert "bot 'a' plays only nim(n=9)" in p.stderr and "every game" in p.stderr, p.stderr
+
+
+def test_a_run_that_needed_tie_breaks_never_reports_fewer_games_scheduled_than_played(tmp_path: Path) -> None:
+    """From the issue 32 review: two greedy Nim bots split every pair of games (the first seat wins), so their
+    match goes to tie-breaks and sudden death: 5 games. The run said "5 games played, 0 already stored, 2
+    scheduled" (the count made before the first batch)."""
+    bots = [{"name": "g1", "spec": "greedy"}, {"name": "g2", "spec": "greedy"}]
+    write(tmp_path / "t.toml", league_toml("t", seed=3, database="t.sqlite", bots=bots, games=["nim(n=9)"],
+                                           format="knockout", games_per_pairing=2))
+    p = arena(tmp_path, "league", "run", "t.toml", "-q")
+    assert p.returncode == 0, p.stderr
+    assert bracket(tmp_path)["rounds"][0][0].get("note") == "in sudden death"  # (the premise: 2 + 2 + 1 games)
+    assert "5 games played in" in p.stdout and "0 already stored, 5 scheduled" in p.stdout, p.stdout
