@@ -36,12 +36,13 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.errors import ConfigError
 from arena.league.config import LeagueConfig
 from arena.output import brackets, pictures
 from arena.output.pages import Block, escaping_environment
 from arena.output.replays import replay, script_json
 from arena.output.views import BotFacts, bot_facts, bot_standing, document, leaderboard
-from arena.server import auth, connections, scrimmage_pages, similarity
+from arena.server import auth, connections, finals, scrimmage_pages, similarity
 from arena.server.decisions import withdrawn_line
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.submissions.snapshot import MB, files_digest
@@ -433,17 +434,19 @@ def create_app(site: Site) -> ASGIApp:
         return page("leaderboard.html", v, site, board=board, bot_href=lambda r: f"/bots/{int(r.bot_id)}",
                     teams=tm.teams(store, lg.id),
                     matrix=pictures.matrix_figure(board.rows, board.cells or []),
-                    tournament=is_tournament(lg.config))
+                    tournament=is_tournament(lg.config) or finals.final_of(store, lg.name) is not None)
 
     def bracket_page(request: Request, store: Store, v: Viewer) -> Response:
         """A tournament's bracket or Swiss table and places; bracket.js follows it as matches end."""
         if not can_view_public(v):
             return RedirectResponse("/login", 303)
-        t = brackets.tournament(store, store.find_league(site.config.name), bot_href=lambda b: f"/bots/{int(b)}")
+        lg = finals.bracket_league(store, site.config.name)  # the league itself, or the ladder's final
+        href = finals.ladder_pages(store, site.config.name, lg)
+        t = brackets.tournament(store, lg, bot_href=href)
         if t is None:
             return page("message.html", v, site, 404, title="Not found",
-                        message="This league is a round robin or a gauntlet, not a tournament: it has no bracket.")
-        return page("bracket.html", v, site, t=t, bot_href=lambda b: f"/bots/{int(b)}")
+                        message="This league is a round robin or a gauntlet with no final: it has no bracket.")
+        return page("bracket.html", v, site, t=t, bot_href=href)
 
     def bot_page(request: Request, store: Store, v: Viewer) -> Response:
         if not can_view_public(v):
@@ -681,7 +684,7 @@ def create_app(site: Site) -> ASGIApp:
         """`arena bracket --json`'s document (bracket.js polls it)."""
         if not can_view_public(v):
             return error(401, "this league's bracket is for its accounts: send Authorization: Bearer TOKEN")
-        t = brackets.tournament(store, store.find_league(site.config.name))
+        t = brackets.tournament(store, finals.bracket_league(store, site.config.name))
         if t is None:
             return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
                               "\"double_elimination\"): it has no bracket")
@@ -718,7 +721,8 @@ def create_app(site: Site) -> ASGIApp:
                     identical={k: x for k, x in identical.items() if x}, near=near,
                     probation=[b for b in bots if b.status == "probation"],
                     actions=acc.actions(store, lg.id, limit=ADMIN_ROWS),
-                    audit=pairs_to_look_at(store, lg.id))
+                    audit=pairs_to_look_at(store, lg.id), final=finals.final_of(store, lg.name),
+                    final_formats=finals.FORMATS, ladder_games=site.config.games)
 
     def admin_submission(request: Request, store: Store, v: Viewer) -> Response:
         if not v.organiser:
@@ -760,6 +764,14 @@ def create_app(site: Site) -> ASGIApp:
                 if sub.bot_id is not None:
                     store.retire_bot(sub.bot_id, f"withdrawn by {v.account.name}")
                 acc.finish(store, sub.id, "withdrawn", reason=f"withdrawn by {v.account.name}")
+            elif what == "final":  # the course's final (arena.server.finals): the ladder's loop plays it
+                target = fields.get("format", "")
+                try:
+                    finals.start(store, site.config, site.db.resolve(), target,
+                                 [g.strip() for g in fields.get("games", "").splitlines() if g.strip()],
+                                 fields.get("games_per_pairing", "2"))
+                except ConfigError as exc:
+                    return page("message.html", v, site, 400, title="No final", message=str(exc))
             else:
                 return not_found(v, site)
             acc.record_action(store, lg.id, v.account.name, what, target)

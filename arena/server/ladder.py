@@ -32,6 +32,7 @@ from arena.league.runner import RunSummary
 from arena.league.task import Task, TaskFailure
 from arena.league.workers import LocalBackend
 from arena.sandbox.bot_files import worker_files
+from arena.server import finals
 from arena.server.connections import out_of_files
 from arena.server.decisions import withdrawn_line
 from arena.server.scrimmages import Scrimmager
@@ -236,8 +237,14 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 if validator.runtime_problem is not None and validator.is_alive():  # every numpy bot would crash
                     entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
                     continue
+                final = finals.due(store, config, db)  # an organiser started the course's final: it plays first
                 try:
-                    league_runner._run(store, config, snapshots, summary, n, "local", None, None, yield_to=entered)
+                    if final is not None:
+                        summary = RunSummary(final.name, db)
+                        league_runner._run(store, final, {}, summary, n, "local", None, None)
+                    else:
+                        league_runner._run(store, config, snapshots, summary, n, "local", None, None,
+                                           yield_to=entered)
                 except OSError as exc:  # out of open files (starting a worker): this pass again, a little later
                     if not out_of_files(exc):
                         raise
@@ -247,6 +254,8 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                     continue
                 if summary.interrupted:
                     break
+                if final is not None and not summary.errors + summary.overloaded:
+                    entered.set()  # the final is played: the ladder's own pass next, at once
                 unplayed = summary.errors + summary.overloaded
                 if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
                     print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
