@@ -7,15 +7,18 @@ Sonneborn-Berger (the points of the opponents beaten, plus half of those drawn),
 
 **Pairing** (each round only once the last one is finished). The bots are ranked by points, then seeding; with an
 odd field the lowest-ranked bot that has had no bye gets one. The rest are paired so that, in this order of
-importance: no two bots meet twice while a pairing without a rematch exists; the score gaps between partners are
-the smallest possible (squared, so two gaps of one are better than one of two); within a score group the top half
-meets the bottom half (1 vs n/2+1, the Dutch system's order); and, when a match has an odd number of games, a bot
-that played first less often plays first. That is a maximum-weight perfect matching, found by networkx's blossom
-algorithm. With more than :data:`MATCHING_LIMIT` bots the blossom algorithm is too slow (63 s for the whole field of
-1,000 bots here; 2 s even with each bot linked to its 12 nearest neighbours only), so large fields are paired score
-group by score group in the Dutch order, a rematch mended by swapping partners within the group, an odd bot floated
-down to the next group and a group that cannot be paired joined to the next; what is left at the bottom is paired
-by the matching with the last pairs above it (a pool that doubles until no rematch is needed).
+importance: no two bots meet twice while a pairing without a rematch exists; the score gaps between partners are the
+smallest possible (squared, so two gaps of one are better than one of two); within a score group the top half meets
+the bottom half (1 vs n/2+1, the Dutch system's order); and, when a match has an odd number of games, a bot that
+played first less often plays first. One exception to that order: with an odd number of games, two bots that both
+played first (or both second) twice more than the other way do not meet, since one of them would be three off
+(FIDE's absolute colour rule), even at the cost of two half-point gaps, never of a whole point's. That is a
+maximum-weight perfect matching, found by networkx's blossom algorithm. With more than :data:`MATCHING_LIMIT` bots
+the blossom algorithm is too slow (63 s for the whole field of 1,000 bots here; 2 s even with each bot linked to its
+12 nearest neighbours only), so large fields are paired score group by score group in the Dutch order, a rematch
+mended by swapping partners within the group, an odd bot floated down to the next group and a group that cannot be
+paired joined to the next; what is left at the bottom is paired by the matching with the last pairs above it (a pool
+that doubles until no rematch is needed).
 """
 from __future__ import annotations
 
@@ -154,7 +157,11 @@ def _matching(ranked: Sequence[Entry], odd_games: bool, rematches: bool = True) 
         _, py = position[y.bot]
         dutch = abs(abs(px - py) - size // 2) if gap == 0 else 0  # top half against bottom half
         seat = 1 if odd_games and x.first_seats == y.first_seats != 0 else 0
-        return BIG - gap * gap * 1_000_000 - dutch * 100 - seat * 10
+        # both already played first (or second) twice more than the other way: one of them would be at 3 (FIDE's
+        # absolute colour rule): worth more than two half-point gaps, less than a whole point's
+        lopsided = 1 if odd_games and x.first_seats * y.first_seats > 0 and \
+            min(abs(x.first_seats), abs(y.first_seats)) >= 2 else 0
+        return BIG - gap * gap * 1_000_000 - lopsided * 2_500_000 - dutch * 100 - seat * 10
 
     for allow_rematches in (False, True) if rematches else (False,):
         graph = nx.Graph()
