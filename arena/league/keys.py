@@ -116,7 +116,7 @@ class LeagueFile(BaseModel):
     """Knockout and double elimination: games a tied match adds (seats alternated) before sudden death."""
     sudden_death: Annotated[int, Field(ge=0, le=1000)] = 10
     """Knockout and double elimination: then single games until one is won, at most this many; after that many
-    draws the higher seed goes through."""
+    draws the higher seed goes through (in a grand final, the winners' bracket champion)."""
     field_from: NonEmpty | None = None
     """A tournament's entrants from another league of the same database: the current version of every bot entered
     there by `arena submit` or `arena serve` (active, not on probation), copied when the tournament starts (a

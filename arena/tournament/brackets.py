@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from arena.tournament.matches import Match
+from arena.tournament.matches import ALL_DRAWN, Match
 
 Settle = Callable[[Match], Match]
 """Fills a match in from its stored games (:func:`arena.tournament.matches.settle` with the league's rules)."""
@@ -154,6 +154,8 @@ def play(nodes: Sequence[Node], field: Sequence[int], settle: Settle, *, final: 
             pair = (cast(int | None, a), cast(int | None, b))
             bots = pair if node.label == "GF" else order(*pair)  # the winners' champion first in the final
             m = settle(Match(node.label, node.round, bots))
+            if node.label == "GF" and m.note == ALL_DRAWN:  # its first bot is the winners' champion, not a seed
+                m.note = "every game drawn: the winners' bracket champion (who has not lost) goes through"
             matches.append(m)
             if i == final and m.done and bracket_reset and m.winner is not None and m.winner == bots[1] \
                     and bots[0] is not None:

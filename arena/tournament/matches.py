@@ -18,6 +18,10 @@ from typing import NamedTuple
 
 from arena.league.schedule import Fixture, fixture_key, game_seed
 
+ALL_DRAWN = "every game drawn: the higher seed goes through"
+"""The note of a match whose sudden death was drawn to its end: its first bot goes through (the higher seed; a grand
+final says otherwise: :func:`arena.tournament.brackets.play`)."""
+
 
 @dataclass(frozen=True)
 class MatchRules:
@@ -133,7 +137,7 @@ def settle(match: Match, rules: MatchRules, stored: dict[int, Played]) -> Match:
             match.done, match.winner, match.note = True, (a if game.points[0] > game.points[1] else b), \
                 "in sudden death"
             return match
-    match.done, match.winner, match.note = True, a, "every game drawn: the higher seed goes through"
+    match.done, match.winner, match.note = True, a, ALL_DRAWN
     return match
 
 

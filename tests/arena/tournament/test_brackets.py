@@ -133,3 +133,19 @@ def test_base_games_cycle_through_the_specs_then_tie_breaks_two_by_two() -> None
     rules = MatchRules(("nim", "hex(size=5)"), per_spec=2)
     assert [rules.spec(i) for i in range(8)] == ["nim", "nim", "hex(size=5)", "hex(size=5)", "nim", "nim",
                                                   "hex(size=5)", "hex(size=5)"]
+
+
+def test_a_grand_final_of_draws_goes_to_the_winners_champion_and_says_so() -> None:
+    """From the issue 32 review: the grand final's first bot is the winners' bracket champion, not the higher seed,
+    yet a grand final of nothing but draws said "the higher seed goes through" (seed 1 beat seed 0 in W1 here)."""
+    def upset_then_draws(m: Match) -> Match:
+        a, b = m.bots
+        if m.label == "W1":  # seed 1 beats seed 0 (the first bot is the higher seed, 0)
+            return settle(m, RULES, {0: game(0, (0.0, 1.0)), 1: game(1, (0.0, 1.0))})
+        return settle(m, RULES, {i: game(i, (0.5, 0.5)) for i in range(RULES.base_games + RULES.tiebreak_games
+                                                                         + RULES.sudden_death)})
+    nodes, final = brackets.double_elimination_nodes(2)
+    b = brackets.play(nodes, [0, 1], upset_then_draws, final=final)
+    gf = [m for m in b.matches if m is not None and m.label == "GF"][0]
+    assert gf.bots == (1, 0) and gf.winner == 1 and b.placings == [[1], [0]]
+    assert "winners' bracket champion" in gf.note and "higher seed" not in gf.note, gf.note
