@@ -215,8 +215,30 @@ def stored_config(store: Store, config: LeagueConfig) -> dict[str, Any]:
         raise ConfigError(f"league {config.name!r} was played with seed {existing.config['seed']}, the file now "
                           f"says {config.seed}; stored games keep their seeds, so use a new league name or "
                           "database for a new seed")
+    if existing is not None and existing.config.get("format") in TOURNAMENTS and \
+            frozen_field(store, existing.id) is not None:
+        _check_match_rules(config, existing.config)
     keyed = existing is None or existing.config.get("seeds") == "keyed" or store.count_games(existing.id) == 0
     return config.to_dict() | (SEEDS_KEYED if keyed else {})
+
+
+MATCH_RULES = ("format", "games", "games_per_pairing", "tournament.tiebreak_games", "tournament.sudden_death",
+               "tournament.bracket_reset", "tournament.bye_points")
+"""A started tournament's keys that decide its matches: its bracket is replayed from the stored games under them,
+so a changed one would decide played matches again (a finished knockout re-crowned). ``rounds`` may grow, and the
+limits change what later games allow, not what earlier ones decided."""
+
+
+def _check_match_rules(config: LeagueConfig, stored: dict[str, Any]) -> None:
+    now = config.to_dict()
+    for key in MATCH_RULES:
+        head, _, sub = key.partition(".")
+        old, new = (d.get(head) if not sub else (d.get(head) or {}).get(sub) for d in (stored, now))
+        if old is not None and old != new:
+            name = sub or head
+            raise ConfigError(f"tournament {config.name!r} has started with {name} = {old!r}, the file now says "
+                              f"{new!r}; its played matches would be decided again, so use a new league name or "
+                              "database (limits may change)")
 
 
 def keyed_seeds(store: Store, league_id: int) -> bool:

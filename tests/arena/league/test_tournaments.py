@@ -272,3 +272,30 @@ def test_a_run_that_needed_tie_breaks_never_reports_fewer_games_scheduled_than_p
     assert p.returncode == 0, p.stderr
     assert bracket(tmp_path)["rounds"][0][0].get("note") == "in sudden death"  # (the premise: 2 + 2 + 1 games)
     assert "5 games played in" in p.stdout and "0 already stored, 5 scheduled" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("change", [{"games_per_pairing": 3}, {"tiebreak_games": 0},
+                                    {"games": ["nim(n=7)", "nim(n=9)"]}, {"format": "double_elimination"}])
+def test_a_started_tournament_refuses_a_file_that_would_rewrite_its_matches(tmp_path: Path,
+                                                                             change: dict[str, Any]) -> None:
+    """Attack (issue 32 review): a finished knockout, then games_per_pairing 1 -> 3 in its file: the next run
+    re-settled every match with the longer rule, played 7 more games and crowned another champion (a bot out in
+    round 1 reached the final). Keys that decide a match are frozen with the field; limits may still change."""
+    keys: dict[str, Any] = {"games": ["nim(n=7)"], "games_per_pairing": 1, "format": "knockout"}
+    bots = [{"name": f"b{i}", "spec": "random"} for i in range(4)]
+
+    def write_file(**k: Any) -> None:
+        k = dict(k)
+        tournament(tmp_path, k.pop("format"), bots=bots, **k)
+    write_file(**keys)
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    before, games = shape(bracket(tmp_path)), stored(tmp_path)
+    write_file(**(keys | change))
+    p = arena(tmp_path, "league", "run", "t.toml", "-q")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert next(iter(change)) in p.stderr and "started" in p.stderr, p.stderr
+    assert stored(tmp_path) == games
+    write_file(**keys)
+    assert shape(bracket(tmp_path)) == before
+    write_file(**keys, limits={"move_time": 1.5, "first_move_time": 30})
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0  # (limits are not a match's shape)
