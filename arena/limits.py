@@ -95,7 +95,7 @@ class GameClock:
     moves: int = 0
     """Own moves charged so far (flagged and failed ones included: they count towards the period)."""
     after: list[float] = std_field(default_factory=list)
-    """Seconds left after each own move (the increment and any refill included; 0 once flagged)."""
+    """Seconds left after each own move (the increment and any refill included; 0 once flagged or in debt)."""
     flagged: bool = False
 
     def __post_init__(self) -> None:
@@ -109,9 +109,11 @@ class GameClock:
         return None if period is None else period - self.moves % period
 
     def charge(self, seconds: float) -> None:
-        """A move was made in time and charged ``seconds``: the clock is left less that (never below 0: a move
-        within the deadline's grace ends on 0), plus the increment and, at a period's end, the base."""
-        self.left = max(0.0, self.left - max(0.0, seconds))
+        """A move was made in time and charged ``seconds``: the clock is left less that, plus the increment and,
+        at a period's end, the base. A move answered within the deadline's grace but past the clock leaves the
+        clock below 0 (a debt the increment pays first), so the grace never adds time: a bot that overran by the
+        grace every move gained ~40% on a 1+0.1 clock while the clock said 0 after each move."""
+        self.left -= max(0.0, seconds)
         self._moved()
 
     def flag(self) -> None:
@@ -125,7 +127,7 @@ class GameClock:
         self.left += self.control.increment
         if self.control.moves and self.moves % self.control.moves == 0:
             self.left += self.control.base
-        self.after.append(round(self.left, 4))
+        self.after.append(round(max(0.0, self.left), 4))
 
 
 UNCAPPED = ("move_time", "first_move_time")
@@ -243,8 +245,9 @@ class Limits:
         if clock is None:
             return Limit(time=self.time_for(move_number), memory_mb=self.memory_mb, first_move=move_number == 0,
                          think=self.move_time)
-        return Limit(time=min(clock.left, self.time_for(move_number)), memory_mb=self.memory_mb,
-                     first_move=move_number == 0, clock=clock.left, increment=clock.control.increment,
+        left = max(0.0, clock.left)  # (a debt left by the last move's grace: no time at all)
+        return Limit(time=min(left, self.time_for(move_number)), memory_mb=self.memory_mb,
+                     first_move=move_number == 0, clock=left, increment=clock.control.increment,
                      moves_to_go=clock.moves_to_go)
 
     def relaxed(self) -> list[str]:

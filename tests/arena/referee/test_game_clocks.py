@@ -206,10 +206,10 @@ def test_a_clock_refills_and_counts_its_moves():
     assert clock.left == 1.0 and clock.moves_to_go == 3
     clock.charge(0.5)
     assert clock.left == pytest.approx(0.75) and clock.moves_to_go == 2
-    clock.charge(2.0)  # a move within its deadline's grace: the clock ends on 0, then the increment
-    assert clock.left == pytest.approx(0.25) and clock.moves_to_go == 1
+    clock.charge(0.8)  # a move within its deadline's grace: 0.05 s of debt, paid by the increment first
+    assert clock.left == pytest.approx(0.2) and clock.moves_to_go == 1
     clock.charge(0.1)  # the period's last move: the base comes back
-    assert clock.left == pytest.approx(1.4) and clock.moves_to_go == 3 and clock.after == [0.75, 0.25, 1.4]
+    assert clock.left == pytest.approx(1.35) and clock.moves_to_go == 3 and clock.after == [0.75, 0.2, 1.35]
     clock.flag()
     assert clock.flagged and clock.left == 0.0 and clock.after[-1] == 0.0
 
@@ -312,3 +312,22 @@ def test_a_league_file_with_a_bad_time_control_is_one_line_naming_the_file(tmp_p
     assert len(lines) == 1 and 'league.toml: limits.time_control = "40/60s" is not allowed' in lines[0], p.stderr
     with pytest.raises(ConfigError, match="MOVES/BASE"):
         load_config(tmp_path / "league.toml")
+
+
+def test_answering_within_the_grace_every_move_gains_no_time():
+    """A bot that always answers just past its clock, within the deadline's grace (2% + 50 ms), ran a 1+0.1 game
+    on 0.139 s a move and never flagged: the clock was set to 0 before the increment, so each overrun was free.
+    The overrun is now a debt: over any number of moves, the bot spends no more than the clock gave it (its base
+    and increments) and one grace."""
+    limits = Limits(time_control="1+0.1")
+    clock = GameClock(TimeControl.parse("1+0.1"))
+    spent, moves = 0.0, 0
+    for move in range(200):
+        allowed = limits.allowance(move, clock)
+        if allowed.clock is not None and allowed.clock <= 0:
+            break  # (the proxy flags a move that starts on an empty clock)
+        used = allowed.time * 1.02 + 0.035  # inside the grace the deadline gives
+        clock.charge(used)
+        spent, moves = spent + used, moves + 1
+    assert moves > 20
+    assert spent <= 1.0 + 0.1 * moves + 0.02 * 1.0 + 0.05, (spent, moves)
