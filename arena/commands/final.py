@@ -10,6 +10,7 @@ import click
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ConfigError
 from arena.text import shown
+from arena.tournament import FORMATS
 from arena.tournament.finals import final_table
 from leaderboards.store import Store
 
@@ -27,7 +28,7 @@ def _toml(value: object) -> str:
 @click.command("final")
 @click.option("--league", "league_name", metavar="NAME|FILE", required=True, help=LEAGUE_HELP + " The ladder.")
 @click.option("--db", default=None, metavar="PATH", help="The store (default: the league file's, else arena.sqlite).")
-@click.option("--format", "fmt", type=click.Choice(["knockout", "double_elimination", "swiss"]), default="knockout",
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="knockout",
               show_default=True, help="The final's format (docs/tournaments.md).")
 @click.option("--from-ladder", is_flag=True, required=True,
               help="The field: the current version of every bot submitted to the ladder, seeded by its ratings.")

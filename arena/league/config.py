@@ -29,6 +29,7 @@ from arena.limits import Limits
 from arena.referee.openings import OpeningBook
 from arena.schema import explain, show
 from arena.text import name_problem, quoted
+from arena.tournament import FORMATS
 from bots.registry import bot_class, parse_bot_spec
 from games.errors import GameSpecError
 
@@ -261,7 +262,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path("."), where: str = "
                         leaderboard_public=top.leaderboard_public, tournament=tournament)
 
 
-TOURNAMENTS = ("swiss", "knockout", "double_elimination")
+TOURNAMENTS = FORMATS
+"""The formats that are tournaments (:data:`arena.tournament.FORMATS`)."""
 _TOURNAMENT_KEYS = ("rounds", "seeding", "seeding_league", "bye_points", "tiebreak_games", "sudden_death",
                     "bracket_reset", "field_from")
 

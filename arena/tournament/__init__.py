@@ -11,4 +11,8 @@ point, continues exactly where it stopped, and the same field, file and seed giv
 - :mod:`arena.tournament.swiss`: Swiss standings, tie-breaks and the pairing of a round.
 - :mod:`arena.tournament.brackets`: knockout and double-elimination brackets.
 - :mod:`arena.tournament.progress`: a tournament replayed from the store; the next batch of games.
+- :mod:`arena.tournament.finals`: a course's final of a ladder's bots.
 """
+
+FORMATS = ("knockout", "double_elimination", "swiss")
+"""The league formats that are tournaments (``format`` in a league file), the one list every part reads."""

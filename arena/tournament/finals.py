@@ -7,7 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("knockout", "double_elimination", "swiss")
+from arena.tournament import FORMATS
+
+__all__ = ["FORMATS", "final_name", "final_table", "table_of"]  # (FORMATS: a final may have every tournament's)
 
 
 def final_name(ladder: str) -> str:

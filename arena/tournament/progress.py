@@ -16,15 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import ConfigError
 from arena.league.schedule import Fixture
-from arena.tournament import brackets, swiss
+from arena.tournament import FORMATS, brackets, swiss
 from arena.tournament.matches import Match, MatchRules, Played, fixtures, points, settle
 from leaderboards.ratings import conservative
 
 if TYPE_CHECKING:
     from leaderboards.store import Store
 
-FORMATS = ("swiss", "knockout", "double_elimination")
-"""League formats that are tournaments (``format`` in a league file)."""
 
 
 @dataclass(frozen=True)
