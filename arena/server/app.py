@@ -684,12 +684,24 @@ def create_app(site: Site) -> ASGIApp:
         """`arena bracket --json`'s document (bracket.js polls it)."""
         if not can_view_public(v):
             return error(401, "this league's bracket is for its accounts: send Authorization: Bearer TOKEN")
-        t = brackets.tournament(store, finals.bracket_league(store, site.config.name))
-        if t is None:
-            return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
-                              "\"double_elimination\"): it has no bracket")
-        return Response(dumps(t.doc, indent=2) + "\n", media_type="application/json",
-                        headers={"cache-control": "no-store"})
+        lg = finals.bracket_league(store, site.config.name)
+        # every viewer's page polls this every 2 s: the document is made again only when a game or a round was stored
+        key = (lg.id, store.count_games(lg.id), len(store.decisions(lg.id)))
+        with bracket_lock:
+            text = bracket_docs.get(key)
+        if text is None:
+            t = brackets.tournament(store, lg, draw=False)
+            if t is None:
+                return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
+                                  "\"double_elimination\"): it has no bracket")
+            text = dumps(t.doc, indent=2) + "\n"
+            with bracket_lock:
+                bracket_docs.clear()  # (only the latest is asked for)
+                bracket_docs[key] = text
+        return Response(text, media_type="application/json", headers={"cache-control": "no-store"})
+
+    bracket_docs: dict[tuple[int, int, int], str] = {}
+    bracket_lock = threading.Lock()
 
     # -- organisers -----------------------------------------------------------------------------------------
     audited: dict[str, Any] = {}
