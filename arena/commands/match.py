@@ -78,7 +78,8 @@ def game_json(seats: list[int], rec: GameRecord) -> dict[str, Any]:
             "terminations": rec.terminations, "history": rec.history, "failures": d["failures"],
             "move_seats": rec.move_seats, "wall_times": rec.wall_times, "cpu_times": rec.cpu_times,
             "duration": rec.duration,
-            **{k: rec.info[k] for k in ("adjudicated", "chance_key_id", "opening") if k in rec.info}}
+            **{k: rec.info[k] for k in ("adjudicated", "chance_key_id", "opening", "time_control", "clock_left",
+                                        "clocks_end") if k in rec.info}}
 
 
 def start_failure(rec: GameRecord, names: Sequence[str]) -> str | None:

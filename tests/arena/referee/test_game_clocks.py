@@ -259,6 +259,9 @@ def test_match_time_control_end_to_end(tmp_path):
     banker = sleeper(tmp_path, "banker", [0.0, 0.0, 0.0, 1.2, 0.0])
     p = arena(tmp_path, "match", GAME, banker, "random", "--games", "1", "--time-control", "2+0", "--json", "-q")
     assert p.returncode == 0 and json.loads(p.stdout)["games"][0]["failures"] == [], p.stdout + p.stderr
+    game = json.loads(p.stdout)["games"][0]  # the clocks are in the JSON as in the store's record
+    assert game["time_control"] in ("2", "2+0") and len(game["clock_left"]) == len(game["move_seats"])
+    assert len(game["clocks_end"]) == 2 and 0 < game["clocks_end"][0] < 2.0
     p = arena(tmp_path, "match", GAME, banker, "random", "--games", "1", "--time-control", "2+0", "--move-time",
               "0.5", "--json", "-q")
     assert p.returncode == 0, p.stderr
