@@ -315,6 +315,7 @@ class GamesListScreen(Screen[None]):
 HELP = """\
 [b]Dashboard[/b]
   1 2 3        Leaderboard, Head-to-head, Games tabs (or click them)
+  4            a tournament's Bracket tab (a tournament league only)
   ↑ ↓ PgUp PgDn  move in a table      Home End  first / last row
   ← →          Head-to-head: move across the matrix (the names stay)
   Enter        open: a bot's detail (Leaderboard; a name in Head-to-head),
