@@ -131,6 +131,7 @@ def test_three_player_search_takes_the_winning_move(spec: str) -> None:
 
 
 # ----- strength -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_determinized_beats_random_in_two_player_sorry() -> None:
     # Study: ~72% with c=1.4, d=25, s=100 over 1000 games; we measured 71/100 with d=4, s=25.
     # 60 games, seats alternated: a coin wins 30 +- 3.9, a 70% bot 42 +- 3.5. The threshold is what a coin

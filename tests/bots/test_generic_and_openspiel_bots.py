@@ -88,6 +88,7 @@ def test_mcts_beats_random_on_hex():
     assert wins >= 5
 
 
+@pytest.mark.slow
 def test_sandboxed_openspiel_bots_and_a_wrapped_bot_file(tmp_path):
     write(tmp_path / "wrapped.py", """
         import numpy as np

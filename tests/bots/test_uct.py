@@ -393,6 +393,7 @@ def test_uct_plays_legal_moves_on_every_game(spec: str) -> None:
 
 
 # ----- strength -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_uct_beats_mc_on_hex_7x7_at_equal_time() -> None:
     # Equal wall clock per move (0.05 s), neither bot keeping a margin. UCT with one child per iteration
     # and c=0.3 (the study's defaults, expand=all with final=winrate, do not beat mc at equal time:
@@ -412,6 +413,7 @@ def test_uct_beats_mc_on_hex_7x7_at_equal_time() -> None:
 
 
 @pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.slow
 def test_sorry_multiplayer_games_finish_with_sensible_win_rates(players: int) -> None:
     # uct and mcts_reuse (alternating) against random opponents, the search bot in every seat in turn,
     # on Sorry! with 2 pawns each (shorter games). Every game must end with one winner (+1, the others

@@ -87,6 +87,7 @@ def test_league_game_matching_tells_openspiel_games_apart():
     assert match_game("openspiel:hex", specs) is None
 
 
+@pytest.mark.slow
 def test_a_league_of_openspiel_games_with_openspiel_and_generic_bots(tmp_path):
     from leaderboards.ratings import DRAW_PROBABILITY, env_for
     from leaderboards.store import Store

@@ -109,6 +109,7 @@ def test_match_with_a_sandboxed_bot_file_then_replay_verifies_it(tmp_path):
     assert verified.returncode == 0 and "4 games verified" in verified.stdout, verified.stdout + verified.stderr
 
 
+@pytest.mark.slow
 def test_a_league_plays_it_rates_it_and_replays_it(tmp_path):
     write(tmp_path / "first.py", FIRST_LEGAL_BOT)
     config = write(tmp_path / "league.toml", """
@@ -137,12 +138,13 @@ def test_a_league_plays_it_rates_it_and_replays_it(tmp_path):
     assert board.returncode == 0 and "first" in board.stdout
 
 
+@pytest.mark.slow
 async def test_the_dashboard_replays_it_with_the_games_own_board(tmp_path):
     from textual.widgets import Static
 
     from arena.tui.app import ArenaApp
     from arena.tui.screens import ReplayScreen
-    from tests.tui.conftest import wait_for
+    from tests.tui.pilot import wait_for
     config = write(tmp_path / "league.toml", """
         name = "ttt"
         games = ["tictactoe"]

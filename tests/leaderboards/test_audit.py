@@ -81,6 +81,7 @@ def test_honest_two_player_leagues_are_rarely_flagged(bots, games_per_pairing, s
     assert rate <= LEVEL + 2 * np.sqrt(LEVEL * (1 - LEVEL) / leagues), rate
 
 
+@pytest.mark.slow
 def test_honest_four_player_leagues_are_rarely_flagged():
     rate = false_alarms(lambda rng: tables(rng.normal(0, 1, 6), 4, 12, rng), 30, 2)
     print(f"6 bots at every 4-player table, 12 games a table: {rate:.1%} of 30 leagues had a pair flagged")

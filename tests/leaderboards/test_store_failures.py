@@ -166,6 +166,7 @@ FOREIGN = {  # what a handed-over store may carry, and how the refusal names it
 }
 
 
+@pytest.mark.slow
 def test_a_store_with_a_foreign_schema_is_refused_by_every_command_and_left_alone(store: Path, tmp_path: Path):
     """A store someone handed over ran its triggers on `arena league run` (a game's returns rewritten as it was
     stored): now every command refuses it, in one line naming what it found, exit 2, the file unchanged."""
@@ -197,6 +198,7 @@ def test_the_dashboard_open_path_names_a_damaged_store(store: Path):
     assert _fingerprint(store) == before
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_run_with_one_line_and_the_store_stays_intact(tmp_path: Path):
     write(tmp_path / "l.toml", LEAGUE.format(n=60))
     full = tmp_path / "full"

@@ -184,6 +184,7 @@ def seen(path):
 """
 
 
+@pytest.mark.slow
 def test_a_submitted_bot_reads_nothing_of_the_server_through_its_own_traceback(site):
     """Held: the web path hands a bot's traceback back to its author, so whatever it could read would leak: the
     store (every account's submissions), the league file, the server's environment and command line, /tmp."""
@@ -285,6 +286,7 @@ SLOW_FIRST_MOVE = PLAIN.replace("    def step(self, state, limit):\n",
                                 "    def step(self, state, limit):\n        import time; time.sleep(1.2)\n", 1)
 
 
+@pytest.mark.slow
 def test_a_version_withdrawn_while_it_is_validated_never_enters(site):
     """Found: a withdrawal of a submission being validated was overwritten by the validator's verdict: the
     organiser saw `withdrawn`, then `accepted`, and the bot played."""

@@ -61,6 +61,7 @@ def stored_view(work: Path) -> dict:
 
 
 @pytest.mark.parametrize("fmt", ["double_elimination", "swiss"])
+@pytest.mark.slow
 def test_the_bracket_pages_of_a_public_tournament(tmp_path, fmt):
     make_league(tmp_path, CUP.replace("FORMAT", fmt))
     server = Server(tmp_path).start()
@@ -89,6 +90,7 @@ def test_the_bracket_pages_of_a_public_tournament(tmp_path, fmt):
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_private_tournament_needs_a_login_and_a_round_robin_has_no_bracket(tmp_path):
     make_league(tmp_path, "leaderboard_public = false\n" + CUP.replace("FORMAT", "knockout"))
     tokens = accounts(tmp_path, "alice")

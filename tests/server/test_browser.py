@@ -8,12 +8,13 @@ import time
 
 import pytest
 
-from tests.arena.output.test_report import browser
+from tests.browser import browser
 from tests.server.support import PLAIN, RAISER, Client, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
 
 
+@pytest.mark.slow
 def test_log_in_submit_see_it_validated_and_on_the_leaderboard(tmp_path):
     make_league(tmp_path)
     tokens = accounts(tmp_path, "alice")
@@ -71,6 +72,7 @@ SLOW_START = PLAIN.replace("        self.rng = random.Random(seed)",
                            "        import time\n        time.sleep(2)\n        self.rng = random.Random(seed)")
 
 
+@pytest.mark.slow
 def test_the_me_page_follows_the_verdict_without_a_reload_by_hand(tmp_path):
     """After an upload the page says "received, validating" and turns to the verdict by itself (status.js polls
     the JSON API under the CSP, no inline script); the reason of a refusal appears the same way."""
@@ -119,6 +121,7 @@ def test_the_me_page_follows_the_verdict_without_a_reload_by_hand(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_every_page_works_at_phone_width(tmp_path):
     """At 375 px wide (a phone) no page scrolls sideways as a whole: a wide table scrolls in its own box, pictures
     and tracebacks fit; the pages an organiser and a student read, with long names and a refusal's traceback."""
@@ -208,6 +211,7 @@ file = "slow.py"
 '''
 
 
+@pytest.mark.slow
 def test_the_bracket_page_follows_the_tournament_as_its_matches_end(tmp_path):
     """A knockout of three (the top seed has a bye; the other two play, then the final) whose bots take half a
     second a move: /bracket, opened before the first match ends, shows that match's result, then the final's, and

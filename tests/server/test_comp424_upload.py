@@ -25,6 +25,7 @@ move_time = 2.0
 '''
 
 
+@pytest.mark.slow
 def test_a_zipped_checkout_uploaded_on_the_web_is_validated_and_plays(tmp_path):
     from leaderboards.store import Store
     make_league(tmp_path, COURSE)

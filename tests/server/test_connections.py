@@ -114,6 +114,7 @@ def open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+@pytest.mark.slow
 def test_a_flood_of_idle_connections_leaves_the_league_validator_and_site_running(tmp_path):
     make_league(tmp_path)
     tokens = accounts(tmp_path, "alice")
@@ -247,6 +248,7 @@ HOLD = 3.0
 """Seconds the script keeps every open file of its process taken."""
 
 
+@pytest.mark.slow
 def test_the_league_and_the_validator_wait_out_a_full_file_table(tmp_path):
     """No open file free when the league starts its workers and the validator its worker: both wait and go on."""
     make_league(tmp_path)
@@ -340,6 +342,7 @@ def test_each_phase_of_a_connection_has_its_timeout() -> None:
         assert c.overdue(1.0 + WRITE_STALL + 0.1) == STALLED
 
 
+@pytest.mark.slow
 def test_a_client_that_reads_none_of_its_answers_is_dropped(tmp_path):
     """2,000 pipelined requests whose answers are never read: the server stops after WRITE_STALL, not at the end
     of the 11 MB (which it sent on before, one drain at a time, however long the client took)."""

@@ -47,6 +47,7 @@ def games_of(store: Store, name: str) -> int:
                                   "WHERE b.name=?", (name,)).fetchone()[0])
 
 
+@pytest.mark.slow
 def test_an_upload_being_validated_when_its_account_is_revoked_never_enters(site):
     c, tokens = Client(site["server"].base), site["tokens"]
     code, doc = c.submit_api(tokens["erin"], "erin.py", SLOW.encode())
@@ -65,6 +66,7 @@ def test_an_upload_being_validated_when_its_account_is_revoked_never_enters(site
         assert games_of(store, "erin") == 0
 
 
+@pytest.mark.slow
 def test_a_revoke_withdraws_the_accounts_bot_from_the_ladder(site):
     c, tokens = Client(site["server"].base), site["tokens"]
     code, doc = c.submit_api(tokens["dan"], "dan.py", PLAIN.encode())
@@ -82,6 +84,7 @@ def test_a_revoke_withdraws_the_accounts_bot_from_the_ladder(site):
         assert games_of(store, "dan") <= at_revoke + 1  # (at most the one game in flight at the revoke)
 
 
+@pytest.mark.slow
 def test_a_withdrawn_version_stays_withdrawn_whatever_the_student_uploads(site):
     c, tokens = Client(site["server"].base), site["tokens"]
     code, doc = c.submit_api(tokens["carol"], "carol.py", PLAIN.encode())
@@ -105,6 +108,7 @@ def test_a_withdrawn_version_stays_withdrawn_whatever_the_student_uploads(site):
         assert first.status == "retired" and games_of(store, "carol") >= played
 
 
+@pytest.mark.slow
 def test_an_upload_queued_before_its_twin_was_withdrawn_is_refused_at_validation(site):
     """The same bytes as the accepted version, queued (behind a slow upload) when the organiser withdraws that
     version: validation must not bring the withdrawn version back."""
@@ -164,6 +168,7 @@ def test_private_answers_are_not_stored_by_caches(site):
     assert c.get("/static/site.css")[1].get("cache-control") == "max-age=300"  # (public, the same for all)
 
 
+@pytest.mark.slow
 def test_a_revoke_on_the_command_line_also_withdraws_at_once(site):
     """`arena accounts revoke` is another process: the ladder must still stop playing the bot, not finish its
     pass with it (its games here take seconds each)."""

@@ -15,6 +15,7 @@ from tests.server.support import PLAIN, Client, Server, accounts, make_league, w
 pytestmark = pytest.mark.xdist_group("server")
 
 
+@pytest.mark.slow
 def test_an_organiser_starts_the_final_and_everyone_watches_it(tmp_path) -> None:
     make_league(tmp_path)
     students = accounts(tmp_path, "ann", "ben", "cat")

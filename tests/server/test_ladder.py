@@ -37,6 +37,7 @@ def stored_exactly_the_schedule(work) -> int:
         return len(keys)
 
 
+@pytest.mark.slow
 def test_submissions_while_games_are_in_flight_lose_and_double_nothing(tmp_path):
     make_league(tmp_path, LONG)
     tokens = accounts(tmp_path, "alice", "bob")
@@ -60,6 +61,7 @@ def test_submissions_while_games_are_in_flight_lose_and_double_nothing(tmp_path)
         assert server.stop() == 143
 
 
+@pytest.mark.slow
 def test_two_submissions_at_once_become_two_versions_in_order(tmp_path):
     make_league(tmp_path)
     tokens = accounts(tmp_path, "alice")
@@ -88,6 +90,7 @@ def test_two_submissions_at_once_become_two_versions_in_order(tmp_path):
         assert server.stop(signal.SIGINT) == 130
 
 
+@pytest.mark.slow
 def test_sigkill_mid_league_and_a_restart_play_every_game_once(tmp_path):
     make_league(tmp_path, LONG)
     tokens = accounts(tmp_path, "alice", "bob")
@@ -153,6 +156,7 @@ def test_deadline_rate_and_private_leaderboard(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_pass_yields_to_a_newly_accepted_bot(tmp_path):
     """A long pass (thousands of random-vs-greedy games) is under way when alice's bot is accepted: her games start
     before that pass would have ended (the pass stops taking new games, finishes those in flight, and the next one
@@ -184,6 +188,7 @@ def test_a_pass_yields_to_a_newly_accepted_bot(tmp_path):
         assert server.stop() == 143
 
 
+@pytest.mark.slow
 def test_a_zipped_comp424_checkout_submitted_on_the_web_is_validated_and_plays(tmp_path):
     """A course league (`upload_format = "comp424"`): a student's zipped checkout through the API is validated
     from every seat as its student_agent, accepted, and plays the league's Colosseum games."""

@@ -43,6 +43,7 @@ class Bot:
 '''
 
 
+@pytest.mark.slow
 def test_a_runtime_that_cannot_load_numpy_pauses_validation_instead_of_refusing(tmp_path):
     make_league(tmp_path)
     (tmp_path / "site").mkdir()

@@ -96,6 +96,7 @@ def logged_in(site, name: str) -> Client:
     return c
 
 
+@pytest.mark.slow
 def test_a_scrimmage_is_played_told_seen_by_both_sides_only_and_never_rated(site):
     c, tokens = site["c"], site["tokens"]
     before = ladder_state(site["work"])
@@ -135,6 +136,7 @@ def test_a_scrimmage_is_played_told_seen_by_both_sides_only_and_never_rated(site
     assert ladder_state(site["work"]) == before
 
 
+@pytest.mark.slow
 def test_requests_are_checked_and_limited_per_hour_per_team(site):
     c, tokens = site["c"], site["tokens"]
     for opponent, games, status, word in (("carol", 0, 400, "from 1 to 20"), ("carol", 21, 400, "from 1 to 20"),
@@ -164,6 +166,7 @@ def test_requests_are_checked_and_limited_per_hour_per_team(site):
     assert ask(c, tokens["dave"], "carol", 1)[0] == 202  # another side's cap is its own
 
 
+@pytest.mark.slow  # it reads the scrimmages the (slow) tests above asked for on the module's server
 def test_the_list_shows_an_organiser_every_scrimmage_and_a_student_their_sides(site):
     rows = {}
     for who in ("prof", "dave", "erin"):
@@ -184,6 +187,7 @@ def test_the_list_shows_an_organiser_every_scrimmage_and_a_student_their_sides(s
     assert code == 303 and headers["location"] == "/login"
 
 
+@pytest.mark.slow
 def test_a_scrimmage_cut_by_sigkill_plays_its_missing_games_at_the_next_start(tmp_path):
     make_league(tmp_path, LEAGUE)
     tokens = accounts(tmp_path, "carol", "dave")

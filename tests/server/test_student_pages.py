@@ -86,6 +86,7 @@ def test_the_submit_page_names_the_games_the_limits_the_size_and_links_the_guide
     assert "Writing a bot for arena" in page and "def step(self, state, limit)" in page
 
 
+@pytest.mark.slow
 def test_a_comp424_league_says_what_to_upload_with_the_command_the_docs_give(tmp_path):
     """The command the submit page shows is the one docs/comp424.md and docs/server.md give; run on the course
     checkout it makes a zip the server accepts, and a lone student_agent.py is accepted as the hand-in it is."""
@@ -161,6 +162,7 @@ def test_a_too_big_upload_is_a_page_of_the_site_with_its_size_and_the_limit(site
     assert code == 413 and "0.8 MB" in doc["error"] and "max_bot_mb (0.5 MB)" in doc["error"], doc
 
 
+@pytest.mark.slow
 def test_a_syntax_error_is_named_with_the_students_file_and_line(site):
     c = logged_in(site, "<b>carol</b>")
     source = "import random\nclass Bot:\n    def __init__(self, game, seat, seed):\n        pass\n" \
@@ -172,6 +174,7 @@ def test_a_syntax_error_is_named_with_the_students_file_and_line(site):
     assert "crash" not in doc["reason"]
 
 
+@pytest.mark.slow
 def test_a_new_upload_says_received_and_an_identical_one_says_so(site):
     c = logged_in(site, "alice")
     data = PLAIN.replace("import random", "import random  # alice's own").encode()
@@ -235,6 +238,7 @@ def test_a_revoked_student_is_told_why(site):
     assert code == 401 and "revoked" not in text_of(html)  # (only the token's holder learns it)
 
 
+@pytest.mark.slow
 def test_my_games_read_won_lost_or_draw(site):
     c = logged_in(site, "alice")
     if not re.search(r'class="sub-accepted"', c.get("/me")[2]):
@@ -297,6 +301,7 @@ def test_revoke_asks_first_and_is_not_offered_on_ones_own_account(site):
     assert prof.get("/admin")[0] == 200  # still logged in
 
 
+@pytest.mark.slow
 def test_the_web_and_the_dashboard_leave_out_the_same_withdrawn_and_revoked_bots(site):
     """One rule on both: a bot an organiser took out (its version withdrawn, or its account revoked) is ranked
     nowhere: not on the web leaderboard, not on the dashboard (arena/tui); its games stay."""

@@ -30,6 +30,7 @@ def run(work, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ARENA, *args], cwd=work, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_the_team_command_checks_names_moves_members_and_lists_teams(tmp_path):
     make_league(tmp_path, LEAGUE)
     accounts(tmp_path, "alice", "bob", "carol", "dave")
@@ -95,6 +96,7 @@ def test_an_upload_sent_before_its_account_changed_teams_may_not_enter(tmp_path)
         assert tm.side_of(store, bob) == tm.Side("bob", None, (bob,))
 
 
+@pytest.mark.slow
 def test_a_team_submits_one_bot_shares_its_limit_and_tracebacks_and_is_shown_with_its_members(tmp_path):
     make_league(tmp_path, LEAGUE)
     tokens = accounts(tmp_path, "alice", "bob", "carol")

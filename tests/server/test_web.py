@@ -35,6 +35,7 @@ def site(tmp_path_factory):
     assert server.stop() == 143
 
 
+@pytest.mark.slow
 def test_session_cookie_is_httponly_samesite_strict_and_not_secure_without_https(site):
     c = Client(site["server"].base)
     _, headers, _ = c.get("/login")
@@ -47,6 +48,7 @@ def test_session_cookie_is_httponly_samesite_strict_and_not_secure_without_https
     assert session and "HttpOnly" in session[0] and "SameSite=Strict" in session[0] and "Secure" not in session[0]
 
 
+@pytest.mark.slow
 def test_a_login_without_its_form_token_is_refused(site):
     c = Client(site["server"].base)
     code, _, _ = c.form("/login", {"name": "carol", "token": site["tokens"]["carol"]})

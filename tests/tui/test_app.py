@@ -13,7 +13,7 @@ from arena.tui.screens import BotDetailScreen, HelpScreen, PickerScreen, ReplayS
 from arena.tui.tables import TREND_WIDTH, GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards.store import SCHEMA_VERSION, Store
 from tests.leaderboards.support import tamper
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.storefix import Fixture
 
 SIZE = (80, 24)

@@ -8,12 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TabbedContent
 
 from arena.tui.app import ArenaApp
 from tests.leaderboards.support import arena
 from tests.league_files import league_toml
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 
 SIZE = (120, 40)
 MARKUP = "[@x=(]"
@@ -37,6 +38,7 @@ def bracket_tab_shown(app: ArenaApp) -> bool:
     return app.query_one(TabbedContent).get_tab("bracket").display is not False
 
 
+@pytest.mark.slow
 async def test_a_swiss_tournament_has_a_bracket_tab_with_its_rounds_table_and_places(tmp_path: Path) -> None:
     (tmp_path / "sw.toml").write_text(league_toml("sw", seed=2, database="sw.sqlite", format="swiss", bots=BOTS))
     run = arena(tmp_path, "league", "run", "sw.toml", "-q")
@@ -65,6 +67,7 @@ async def test_no_bracket_tab_for_a_round_robin(store_file: Path) -> None:
         assert app.query_one(TabbedContent).active == "leaderboard"
 
 
+@pytest.mark.slow
 async def test_the_bracket_tab_follows_a_knockout_being_played(tmp_path: Path) -> None:
     """A knockout of three slow bots (0.3 s a move) played by `arena league run` while the dashboard is open: the tab
     shows the final to be played ('winner of R1-2'), then its result and the places, by itself."""

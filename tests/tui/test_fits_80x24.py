@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from arena.tui.app import ArenaApp
 from arena.tui.tables import TREND_WIDTH
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.storefix import Fixture
 
 SIZE = (80, 24)

@@ -18,7 +18,7 @@ from arena.tui.tables import H2H_MAX_BOTS, HeadToHeadTable, LeaderboardTable
 from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import store_game
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.storefix import Fixture, play_record
 from tests.tui.test_organiser import big_league, cell_text
 from tests.tui.test_untrusted_text import BAD, MARKUP, unsafe

@@ -12,7 +12,7 @@ from arena.tui.app import ArenaApp
 from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards import ledger
 from tests.leaderboards.support import store_game
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.storefix import Fixture
 
 SIZE = (80, 24)

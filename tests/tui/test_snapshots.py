@@ -20,7 +20,7 @@ from arena.tui.data import ReplayData
 from arena.tui.replay import Replay
 from arena.tui.screens import BotDetailScreen, PickerScreen, ReplayScreen
 from leaderboards.store import SCHEMA_VERSION, Store
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.test_boards import random_state
 
 SIZE = (80, 24)

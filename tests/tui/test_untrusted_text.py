@@ -16,7 +16,7 @@ from arena.tui.tables import GamesTable, HeadToHeadTable, LeaderboardTable
 from leaderboards import ledger
 from leaderboards.store import Store
 from tests.leaderboards.support import store_game
-from tests.tui.conftest import wait_for
+from tests.tui.pilot import wait_for
 from tests.tui.storefix import play_record, timeout_record
 
 SIZE = (140, 40)

@@ -27,6 +27,7 @@ class TicTacToeGame(Game):
         "first": Param(str, "x", "who moves first", choices=("x", "o")),
     }
     has_draws: ClassVar[bool] = True  # a full board with no line
+    length_rule: ClassVar[str] = "at most 9 moves: every move fills one of the 9 cells"
 
     def new_initial_state(self) -> TicTacToeState:
         return TicTacToeState(self)

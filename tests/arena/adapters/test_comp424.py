@@ -106,6 +106,7 @@ def test_match_checkout_against_handin_sandboxed_with_a_slow_first_move(tmp_path
     assert data["totals"]["checkout"]["wins"] == 2, "the greedy agent beats a random wall-builder"
 
 
+@pytest.mark.slow
 def test_wrong_answers_are_illegal_and_random_move_plays_the_course_walk(tmp_path):
     for agent in ("raising_agent", "offboard_agent", "wall_agent"):
         lose = arena(tmp_path, "match", "colosseum(size=6)", f"comp424:{CHECKOUT}@{agent}", "random",
@@ -128,6 +129,7 @@ def test_wrong_answers_are_illegal_and_random_move_plays_the_course_walk(tmp_pat
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+@pytest.mark.slow
 def test_a_league_and_submit(tmp_path):
     config = write(tmp_path / "league.toml", f"""
         name = "course"
@@ -179,6 +181,7 @@ def test_league_files_are_checked(tmp_path):
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_a_comp424_league_on_ray(tmp_path):
     pytest.importorskip("ray", reason="ray is not installed: pip install 'arena[ray]' to run the Ray backend tests")
     import os

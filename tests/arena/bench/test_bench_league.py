@@ -8,6 +8,7 @@ import pytest
 from arena.bench import league as bench
 
 
+@pytest.mark.slow
 def test_the_sandboxed_league_records_the_runner_s_cost_and_the_serial_fraction(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "FILE_BOTS", 3)  # 3 pairings: 6 and 12 games per run instead of 56 and 112

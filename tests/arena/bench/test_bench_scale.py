@@ -11,6 +11,7 @@ from arena.bench.scale_league import league_growth, rss_at
 from arena.bench.scale_memory import measure
 
 
+@pytest.mark.slow
 def test_league_growth_kills_the_runner_and_the_resumed_run_completes_the_schedule(tmp_path: Path) -> None:
     result = league_growth(tmp_path / "league", 40, bots=5, kill_at=0.5, interval=0.05)
     assert result["final_games"] == result["scheduled"] >= 40

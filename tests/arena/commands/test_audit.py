@@ -45,6 +45,7 @@ def audit_json(tmp_path: Path, league: Path) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_pair_that_throws_games_to_its_partner_is_flagged(tmp_path):
     league = played(tmp_path, throw=True)
     board = json.loads(arena(tmp_path, "leaderboard", "--league", str(league), "--json", "--h2h").stdout)
@@ -85,6 +86,7 @@ def flagged_rows(page: str) -> list[list[str]]:
     return [re.findall(r"<td>(.*?)</td>", row)[:3] for row in rows if "<td>" in row and "colspan" not in row]
 
 
+@pytest.mark.slow
 def test_the_same_league_with_an_honest_partner_flags_nothing(tmp_path):
     league = played(tmp_path, throw=False)
     found = audit_json(tmp_path, league)

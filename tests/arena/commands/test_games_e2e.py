@@ -40,6 +40,7 @@ def valid_returns(game: str, returns: list[float]) -> bool:
     ("sorry(players=3)", ["FILE", "random", "uct(iterations=20)"]),
     ("sorry(players=4)", ["FILE", "random", "mc(n=2)", "uct(iterations=20)"]),
 ])
+@pytest.mark.slow
 def test_arena_match_plays_every_seat_and_replays(tmp_path: Path, game: str, bots: list[str]) -> None:
     bot_file = write(tmp_path / "file_bot.py", RANDOM_BOT)
     argv = [str(bot_file) if b == "FILE" else b for b in bots]
@@ -88,6 +89,7 @@ LEAGUES = [
 
 
 @pytest.mark.parametrize("name, games, per_pairing, bots, expected", LEAGUES, ids=[lg[0] for lg in LEAGUES])
+@pytest.mark.slow
 def test_a_league_of_every_game_is_played_rated_and_replayable(tmp_path: Path, name: str, games: list[str],
                                                               per_pairing: int, bots: list[str],
                                                               expected: dict[str, int]) -> None:

@@ -129,6 +129,7 @@ def capture(d: Path) -> dict[str, Any]:
 
 
 @pytest.mark.xdist_group("golden")
+@pytest.mark.slow
 def test_a_seeded_league_replay_and_experiment_match_the_golden_output(tmp_path: Path) -> None:
     got = capture(tmp_path)
     if os.environ.get("ARENA_WRITE_GOLDEN"):

@@ -73,6 +73,7 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, needle):
 
 
 @pytest.mark.skipif(bool(check.missing_mandatory()), reason=f"sandbox layers missing: {check.missing_mandatory()}")
+@pytest.mark.slow
 def test_new_bot_template_plays_cleanly_against_random(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     os.chmod(tmp_path, 0o755)

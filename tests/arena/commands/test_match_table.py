@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CRASHER = '''class Bot:
     def __init__(self, game, seat, seed):
         self.n = 0
@@ -22,6 +24,7 @@ def helper(state):
 '''
 
 
+@pytest.mark.slow
 def test_the_match_table_shows_a_crashs_own_file_and_line(tmp_path: Path):
     (tmp_path / "crasher.py").write_text(CRASHER)
     arena = os.path.join(os.path.dirname(sys.executable), "arena")

@@ -46,6 +46,7 @@ def course(tmp_path_factory):
     return d, config
 
 
+@pytest.mark.slow
 def test_a_comp424_bot_is_listed_as_the_user_gave_it(course):
     d, config = course
     want = {"quantum": "comp424:team-quantum", "walker": "comp424:team-quantum@random_agent"}
@@ -101,6 +102,7 @@ def waiting(tmp_path_factory):
     return d, config
 
 
+@pytest.mark.slow
 def test_a_bot_without_games_is_unrated_and_ranked_after_the_rated(waiting):
     d, config = waiting
     out = arena(d, "leaderboard", "--league", str(config), "--json")
@@ -156,6 +158,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 def test_status_and_the_runner_count_the_same_games_after_a_mid_run_submission(tmp_path):
     import subprocess
     import sys

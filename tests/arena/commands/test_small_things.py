@@ -64,6 +64,7 @@ def _on_a_terminal(cmd: list[str], cwd, columns: int) -> tuple[int, str]:
     return proc.returncode, out
 
 
+@pytest.mark.slow
 def test_the_match_table_keeps_names_and_numbers_whole_at_80_columns(tmp_path):
     """On an 80-column terminal the table fits it and still keeps every name and number whole (off a terminal
     it is printed whole at any width: tests/arena/output/test_output_fits.py)."""

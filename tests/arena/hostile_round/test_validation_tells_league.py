@@ -104,12 +104,14 @@ def _submit_then_league(tmp_path, name, source, league=None):
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="league workers are pinned only with 2+ CPUs")
+@pytest.mark.slow
 def test_affinity_tells_a_league_game_from_validation(tmp_path):
     # as many workers as CPUs (the default concurrency): the runner pins each worker to one CPU
     _submit_then_league(tmp_path, "aff_teller", AFFINITY_TELLER,
                         LEAGUE.replace("{concurrency}", str(len(os.sched_getaffinity(0)))))
 
 
+@pytest.mark.slow
 def test_public_league_seed_tells_a_league_game_from_validation(tmp_path):
     _submit_then_league(tmp_path, "seed_teller", SEED_TELLER)
 
@@ -146,6 +148,7 @@ spec = "mc(n=5)"
 '''
 
 
+@pytest.mark.slow
 def test_an_openings_file_tells_a_league_game_from_validation(tmp_path):
     write(tmp_path / "book.txt", "0 1 2 3\n5 6 7 8\n")
     _submit_then_league(tmp_path, "book_teller", BOOK_TELLER, BOOK_LEAGUE)
@@ -172,6 +175,7 @@ class Bot:
 '''
 
 
+@pytest.mark.slow
 def test_random_openings_from_the_public_seed_tell_a_league_game_from_validation(tmp_path):
     # 6 plies: ~1.3e8 openings on a 5x5 board, so the teller's 500 cannot meet a keyed league's by chance (with 3
     # plies, 13,800 openings, they did in ~3.6% of runs: every game of a round shares its opening, all failed at once)

@@ -168,6 +168,7 @@ def test_a_league_file_that_is_not_utf8_is_one_line_exit_2(tmp_path):
     assert sorted(f.name for f in tmp_path.iterdir()) == ["league.toml"]
 
 
+@pytest.mark.slow
 def test_a_bad_file_leaves_an_existing_store_untouched(tmp_path):
     config = write(tmp_path / "league.toml", GOOD)
     assert arena(tmp_path, "league", "run", str(config), "-q").returncode == 0
@@ -206,6 +207,7 @@ def test_every_schema_key_is_parsed_into_the_config(tmp_path):
     assert cfg.limits.debug is True and cfg.relaxed() and cfg.to_dict()["sandbox_relaxed"] == cfg.relaxed()
 
 
+@pytest.mark.slow
 def test_a_league_that_relaxes_the_sandbox_says_so_on_every_run_and_on_its_leaderboard(tmp_path):
     import json
     write(tmp_path / "b.py", "import random\nclass Bot:\n    def __init__(self, game, seat, seed):\n"

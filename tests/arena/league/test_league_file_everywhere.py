@@ -75,6 +75,7 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int]:
     ["export", "games"],
     ["report", "--out", "rep"],
 ])
+@pytest.mark.slow
 def test_a_viewer_given_the_league_file_reads_its_store(league, args):
     d, config, game_id = league
     out = arena(d, *[a.format(game=game_id) for a in args], "--league", str(config))

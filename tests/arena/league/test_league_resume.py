@@ -9,6 +9,7 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from leaderboards import ledger
 from leaderboards.store import Store
@@ -56,6 +57,7 @@ def _snapshot(path):
     return games, ratings, per_scope, recomputed, tuple(count)
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_path):
     write(tmp_path / "killed.toml", resume_league("killed.sqlite"))
     write(tmp_path / "clean.toml", resume_league("clean.sqlite"))

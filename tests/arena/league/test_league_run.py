@@ -48,6 +48,7 @@ def league(tmp_path_factory):
     return d, config, first
 
 
+@pytest.mark.slow
 def test_a_league_plays_its_whole_schedule_and_prints_the_leaderboard(league):
     d, _, first = league
     assert "6 games played" in first.stdout and "greedy" in first.stdout
@@ -129,6 +130,7 @@ def test_replay_prints_moves_and_verify_catches_a_tampered_history(league, tmp_p
     assert bad2.returncode == 1 and "stored returns" in bad2.stderr
 
 
+@pytest.mark.slow
 def test_submit_validates_enters_and_the_next_run_plays_only_its_games(league, tmp_path):
     d, config, _ = league
     write(d / "newbot.py", RANDOM_BOT.replace("random.Random(seed)", "random.Random(seed + 1)"))
@@ -167,6 +169,7 @@ def test_submit_usage_errors_exit_2(league, tmp_path):
     assert p.returncode == 2 and "is a bot of the league file" in p.stderr
 
 
+@pytest.mark.slow
 def test_a_failing_bot_goes_on_probation_is_skipped_visibly_and_a_fixed_file_comes_back(tmp_path):
     # A bot of the league file that fails from seat 1 (arena submit would refuse it: it validates every seat).
     write(tmp_path / "my_bot.py", RANDOM_BOT)

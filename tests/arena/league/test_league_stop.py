@@ -99,6 +99,7 @@ def league(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_second_runner_is_refused_and_names_the_first(league: Path):
     first = _start(league)
     try:
@@ -134,6 +135,7 @@ def test_a_second_runner_is_refused_and_names_the_first(league: Path):
     assert f"{3 * 4} games played" in again.stdout and f"{6 * 4} scheduled" in again.stdout, again.stdout
 
 
+@pytest.mark.slow
 def test_a_sigkilled_runner_does_not_block_the_resume_and_leaves_no_warnings(league: Path):
     first = _start(league)
     _wait_for(lambda: _stored(league / "stop.sqlite")[0] >= 1)
@@ -155,6 +157,7 @@ def test_a_sigkilled_runner_does_not_block_the_resume_and_leaves_no_warnings(lea
 
 
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.slow
 def test_a_signal_stops_the_run_within_seconds_and_the_next_run_plays_what_was_abandoned(league: Path, sig, status):
     runner = _start(league)
     _wait_for(lambda: _stored(league / "stop.sqlite")[0] >= 1)

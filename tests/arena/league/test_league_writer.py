@@ -173,6 +173,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 def test_the_local_backend_wakes_the_writer_while_no_game_ends() -> None:
     """Real workers: with ``tick``, the backend yields None every ``tick`` seconds without a result (the writer
     then makes a fold it put off), and the game's result after them."""

@@ -130,6 +130,7 @@ def league_dir(tmp_path: Path, secret: str) -> Path:
     return here
 
 
+@pytest.mark.slow
 def test_a_league_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
     """Started from a league directory holding ``bots/`` (the driver's cwd goes on Ray workers' sys.path):
     same records, same sandbox layers (uid not 0), same ratings as locally; no bot sees that directory."""
@@ -156,6 +157,7 @@ def test_a_league_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
     assert all(g[8] == [] and "uid" in g[7] for g in games_ray.values())
 
 
+@pytest.mark.slow
 def test_rayaddress_and_auto_connect_and_reuse_the_running_cluster(cluster, tmp_path):
     """RAY_ADDRESS alone (no num_cpus is passed to an existing cluster) and ``--address auto``."""
     write(tmp_path / "league.toml", BIG.replace("games_per_pairing = 6", "games_per_pairing = 2"))
@@ -268,6 +270,7 @@ def _released(spy: dict, snapshots: int) -> float:
 
 
 @pytest.mark.parametrize("schedule", ["full", "adaptive"])
+@pytest.mark.slow
 def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, tmp_path, schedule):
     """A driver that stays connected (run_league from Python on a cluster it joined itself) runs a league with
     two file bots: each snapshot is put once and is in the object store while the league runs; when run_league
@@ -291,6 +294,7 @@ def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, t
     _released(snapshot_spy, 2)
 
 
+@pytest.mark.slow
 def test_a_kept_backends_snapshots_leave_the_object_store_when_it_closes(snapshot_spy):
     """The caller keeps its RayBackend after run_tasks (to read ``lost``, as the hung-game driver below does):
     closing it must drop the snapshots, not the backend's garbage collection."""
@@ -335,6 +339,7 @@ def test_a_connection_failure_is_one_line_and_writes_nothing(tmp_path, how):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["league.toml"]  # no store, no lock file
 
 
+@pytest.mark.slow
 def test_a_killed_driver_then_a_rerun_stores_every_game_once(cluster, tmp_path):
     write(tmp_path / "league.toml", BIG)
     run = driver(tmp_path, cluster, "league", "run", "league.toml", "--backend", "ray", "--address", cluster.address,
@@ -348,6 +353,7 @@ def test_a_killed_driver_then_a_rerun_stores_every_game_once(cluster, tmp_path):
     _every_game_once(tmp_path / "big.sqlite", "big", 36)
 
 
+@pytest.mark.slow
 def test_a_worker_node_with_another_arena_build_is_refused(cluster, tmp_path):
     """A third node whose arena differs by one comment: the driver names both builds and writes nothing."""
     import arena
@@ -391,6 +397,7 @@ print(json.dumps({"keys": sorted(t.key for t, r in done if not isinstance(r, Tas
 """
 
 
+@pytest.mark.slow
 def test_a_hung_game_is_stopped_by_its_time_bound_and_played_again(cluster, tmp_path):
     """A worker frozen mid-game (SIGSTOP: no error, no result): after its games' bound (first moves plus the
     longest game at the move time, plus a start-up slack) the task is cancelled and the game played again."""
@@ -412,6 +419,7 @@ def test_a_hung_game_is_stopped_by_its_time_bound_and_played_again(cluster, tmp_
     assert len(result["lost"]) == 1 and result["lost"][0].startswith("no result after"), result["lost"]
 
 
+@pytest.mark.slow
 def test_a_lost_worker_and_a_lost_node_still_complete_the_league(cluster, tmp_path):
     """SIGKILL of a worker process running a game on the worker node, then of that node's raylet: the games are
     played again elsewhere, the run exits 0 and every game is stored once. (Last: the node stays dead.)"""
@@ -507,6 +515,7 @@ bots = ["random", "greedy", "mc(n=5)", "mc(n=10)", "mc(n=20)"]
 """
 
 
+@pytest.mark.slow
 def test_a_tournament_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
     """A double elimination plays round after round on Ray (the next round paired when the last one's games are
     stored), with the same games, bracket and places as locally."""

@@ -45,6 +45,7 @@ def shape(data: dict[str, Any]) -> list[Any]:
         [data["placings"]]
 
 
+@pytest.mark.slow
 def test_a_knockout_of_five(tmp_path: Path) -> None:
     tournament(tmp_path, "knockout")
     p = arena(tmp_path, "league", "run", "t.toml", "-q")
@@ -71,6 +72,7 @@ def test_a_knockout_of_five(tmp_path: Path) -> None:
     assert places["places"][0]["bot"] == final["winner"] and places["places"][0]["lost"] == 0
 
 
+@pytest.mark.slow
 def test_a_double_elimination_and_a_swiss(tmp_path: Path) -> None:
     tournament(tmp_path, "double_elimination", games_per_pairing=1)
     assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
@@ -92,6 +94,7 @@ def test_a_double_elimination_and_a_swiss(tmp_path: Path) -> None:
     assert "standings" in text and "buchholz" in text
 
 
+@pytest.mark.slow
 def test_the_same_field_file_and_seed_give_the_same_tournament(tmp_path: Path) -> None:
     for d in ("a", "b"):
         (tmp_path / d).mkdir()
@@ -105,6 +108,7 @@ def test_the_same_field_file_and_seed_give_the_same_tournament(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.slow
 def test_a_tournament_stopped_mid_round_resumes_with_nothing_lost_or_doubled(tmp_path: Path,
                                                                               stop: signal.Signals) -> None:
     bots = [{"name": f"mc{i}", "spec": f"mc(n={20 + i})"} for i in range(6)]
@@ -145,6 +149,7 @@ def _count(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_seeding_from_another_leagues_ratings(tmp_path: Path) -> None:
     write(tmp_path / "ladder.toml", league_toml("ladder", seed=3, database="t.sqlite", bots=FIVE,
                                                  games_per_pairing=4))
@@ -201,6 +206,7 @@ class Bot:
 '''
 
 
+@pytest.mark.slow
 def test_a_final_from_the_ladder(tmp_path: Path) -> None:
     """`arena final --from-ladder`: every submitted bot's current version, seeded by the ladder's ratings, playing
     a game the ladder never played; the ladder's own built-in bots stay out."""
@@ -228,6 +234,7 @@ def test_a_final_from_the_ladder(tmp_path: Path) -> None:
         assert final is not None and {g.base_game for g in store.games(final.id)} == {"nim(n=9)"}
 
 
+@pytest.mark.slow
 def test_league_status_of_a_tournament(tmp_path: Path) -> None:
     tournament(tmp_path, "knockout")
     with Store.open(tmp_path / "t.sqlite", create=True) as store:

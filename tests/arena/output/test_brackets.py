@@ -103,6 +103,7 @@ def load(d: Path, fmt: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("fmt", ["knockout", "double_elimination"])
+@pytest.mark.slow
 def test_a_played_bracket_draws_every_match_with_its_result(played, fmt) -> None:
     store, lg = load(played, fmt)
     with store:
@@ -131,6 +132,7 @@ def test_a_played_bracket_draws_every_match_with_its_result(played, fmt) -> None
         assert all(gf.x > s.x for s in slots if s.node.bracket != "final")
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_bracket_and_its_places(played, tmp_path) -> None:
     with Store.open(played / "double_elimination.sqlite") as store:
         write_report(store, "double_elimination", tmp_path / "r", 5)

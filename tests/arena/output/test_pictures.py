@@ -38,7 +38,7 @@ def test_the_head_to_head_matrix_shows_its_numbers_and_labels_unclipped_in_a_bro
     """Every label (long and wide names included) and every cell's score lies inside the picture, drawn in a real
     browser; each cell that met shows its score rate as a number."""
     from arena.output.views import H2HCell
-    from tests.arena.output.test_report import browser
+    from tests.browser import browser
     cells = [H2HCell(a, i, b, k, wins=i + 1, draws=1, losses=k + 1)
              for i, a in enumerate(NAMES) for k, b in enumerate(NAMES) if i != k and (i, k) != (1, 3)]
     svg = pictures.h2h_matrix(NAMES, cells)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from leaderboards.store import Store
+from tests.browser import browser
 from tests.leaderboards.support import RANDOM_BOT, SYNTAX_ERROR_BOT, arena, write
 from tests.league_files import BUILT_INS, bot_tables, league_toml
 
@@ -173,23 +174,6 @@ def test_the_report_has_a_page_per_bot_with_failures_and_slowest_moves(report):
     assert "</script" not in blob and "<\\/script" in blob
 
 
-def browser(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """Debian's chromium, headless, driven by selenium (installed by .ci/run)."""
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium is in the test extra (pip install -e .[test])")
-    from selenium.webdriver.chrome.service import Service
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        pytest.skip("no chromium/chromedriver: `apt-get install chromium chromium-driver` (.ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-                 "--window-size=1200,900"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
 def test_the_report_opens_from_file_in_a_real_browser(report, tmp_path):
     from selenium.webdriver.common.by import By
     b = browser(tmp_path)
@@ -320,6 +304,7 @@ def bot_pages(out: Path) -> set[str]:
     return {p.name for p in (out / "bots").iterdir()}
 
 
+@pytest.mark.slow
 def test_a_report_written_again_removes_the_pages_of_bots_gone(two_runs, tmp_path):
     out = tmp_path / "rep"
     assert report_into(two_runs, "first", out).returncode == 0
@@ -330,6 +315,7 @@ def test_a_report_written_again_removes_the_pages_of_bots_gone(two_runs, tmp_pat
     assert "escape" not in (out / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_report_keeps_the_user_s_own_files_in_the_folder(two_runs, tmp_path):
     out = tmp_path / "rep"
     (out / "bots").mkdir(parents=True)

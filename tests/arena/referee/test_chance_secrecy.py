@@ -150,6 +150,7 @@ spec = "mc(n=2)"
 
 
 @needs_layers
+@pytest.mark.slow
 def test_league_games_use_the_stores_secret_verify_and_share_duplicate_chance(tmp_path):
     write(tmp_path / "a.toml", LEAGUE.format(db="a.sqlite"))
     write(tmp_path / "b.toml", LEAGUE.format(db="b.sqlite"))
@@ -209,6 +210,7 @@ def test_replay_verify_catches_a_chance_outcome_the_secret_did_not_draw(tmp_path
 
 
 @needs_layers
+@pytest.mark.slow
 def test_a_match_prints_its_key_verifies_from_its_json_and_replays_with_the_key(tmp_path):
     argv = ["match", "nim(coin=true)", "random", "mc(n=3)", "--games", "4", "--seed", "2", "--json"]
     first = arena(tmp_path, *argv)

@@ -109,6 +109,7 @@ def test_a_bot_that_plays_fast_banks_time_for_a_long_move_and_one_that_spends_ev
     assert len(own(even, "wall_times")) in (3, 4), own(even, "wall_times")
 
 
+@pytest.mark.slow
 def test_the_increment_is_added_after_every_move(tmp_path):
     # 0.3 s a move: 0.5 s with no increment flags on the 2nd move (0.2 s left); with 0.35 s back after each move the
     # clock grows by ~0.05 s a move, and the bot is told the increment and its clock, which its move may use whole
@@ -247,6 +248,7 @@ def test_the_clock_policy_shares_what_is_left():
 
 
 # -- arena match --time-control ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_match_time_control_end_to_end(tmp_path):
     bot = sleeper(tmp_path, "steady", [0.3])
     p = arena(tmp_path, "match", GAME, bot, "random", "--games", "1", "--time-control", "1+0", "--json", "-q")
@@ -289,6 +291,7 @@ time_control = "{tc}"
 """
 
 
+@pytest.mark.slow
 def test_a_league_plays_with_clocks_and_the_replay_shows_them(tmp_path):
     write(tmp_path / "league.toml", LEAGUE.format(tc="3/2+0.1"))
     done = arena(tmp_path, "league", "run", "league.toml", "-q", "-j", "1")

@@ -91,6 +91,7 @@ first_move_time = 20.0
 """
 
 
+@pytest.mark.slow
 def test_a_gauntlet_with_openings_records_them_and_replays(tmp_path: Path) -> None:
     config = write(tmp_path / "league.toml", LEAGUE.format())
     done = arena(tmp_path, "league", "run", str(config), "--concurrency", "2")

@@ -19,6 +19,7 @@ if check.missing_mandatory():
 
 
 @pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.slow
 def test_a_bot_that_never_becomes_ready_forfeits_once_and_the_game_ends_promptly(tmp_path, seat):
     limits = FAST.with_(first_move_time=0.3)
     bots = ["random", "random"]

@@ -99,6 +99,7 @@ def test_waiting_for_a_cpu_is_not_a_time_loss(tmp_path, accounting):
     assert record.cpu_times[0] >= 0.6 * LIMITS.move_time * 0.95  # the bot did its work; the CPU times show it
 
 
+@pytest.mark.slow
 def test_a_starved_bot_aborts_the_game_as_machine_overload(tmp_path):
     # Four hogs: the bot gets at most 1/5 of its CPU, 0.45 s of work needs >= 2.25 s, more than the deadline
     # plus MAX_CREDIT move times (1.56 s): the referee says the machine is overloaded instead of judging.
@@ -163,6 +164,7 @@ def test_without_a_cgroup_the_credit_counts_every_threads_cpu():
         clock.close()
 
 
+@pytest.mark.slow
 def test_arena_match_reports_overload_in_one_line(tmp_path):
     bot = hungry(tmp_path, 0.9)
     with hogs(4):
@@ -184,6 +186,7 @@ def test_timing_info_follows_each_seats_moves():
     assert MAX_CREDIT >= 1
 
 
+@pytest.mark.slow
 def test_time_losses_bench_plays_through_the_league_runner():
     from arena.bench.scale_timing import time_losses
 

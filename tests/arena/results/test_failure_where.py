@@ -201,6 +201,7 @@ def _replay_lines(d: Path, game_id: int) -> dict[int, str]:
     return lines, out.stdout
 
 
+@pytest.mark.slow
 def test_opening_moves_are_the_openings_and_every_time_is_its_moves(opened):
     d, games = opened
     g = games[0]

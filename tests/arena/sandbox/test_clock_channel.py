@@ -46,6 +46,7 @@ def transfer(tmp_path, bits: int, step: float) -> tuple[int, int, list[str]]:
 
 
 @pytest.mark.parametrize(("bits", "step"), [(3, 0.1), (6, 0.01)])
+@pytest.mark.slow
 def test_think_time_carries_bits_to_the_opponent(tmp_path, bits, step):
     got, moves, gaps = transfer(tmp_path, bits, step)
     print(f"{bits} bits a move in steps of {step * 1000:g} ms (at most {((1 << bits) - 1) * step:.2f} s a move): "

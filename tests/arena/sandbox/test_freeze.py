@@ -86,6 +86,7 @@ def duel(attacker: str, victim: str, cpu: int) -> dict:
 
 
 @pytest.mark.skipif(not check.active("freeze"), reason="no cgroup freezer here (the fallback is tested below)")
+@pytest.mark.slow
 def test_a_bot_in_a_long_system_call_does_not_run_on_its_opponents_time(tmp_path):
     """The attacker's threads loop page-cache ``preadv`` calls that ignore the freeze until they end; its main
     thread answers at once. On one CPU the victim must get the CPU during its moves, and the attacker fails

@@ -63,6 +63,7 @@ def test_the_module_list_holds_the_packages_and_their_nested_extension_modules()
     assert not any(".libs" in n for n in names)
 
 
+@pytest.mark.slow
 def test_every_bot_package_module_loads_inside_the_sandbox():
     report = import_probe.probe()
     assert report.problem is None, report.problem

@@ -97,6 +97,7 @@ def test_slow_bots_time_out_and_are_killed(tmp_path, name):
     assert record.wall_times[0] < FAST.move_time + 1.5  # the referee did not wait for the bot
 
 
+@pytest.mark.slow
 def test_timeout_with_random_move_rule_keeps_playing(tmp_path):
     record = play(place("sleeper", tmp_path), on_failure="random_move")
     assert record.terminations == ["normal", "normal"]

@@ -61,6 +61,7 @@ def test_a_bot_inherits_the_same_process_whoever_its_opponent_is(tmp_path, fresh
     assert [fd.split(":")[1] for fd in seen[0]["fds"]] == ["c", "p", "p", "p", "p"], seen[0]["fds"]
 
 
+@pytest.mark.slow
 def test_a_later_games_bot_inherits_nothing_of_the_earlier_game(tmp_path, fresh_server):
     probe = place("inheritance_probe", tmp_path)
     first = inherited(play_game("nim", [probe, "random"], 3, FAST.with_(first_move_time=5.0), chance_key=KEY))

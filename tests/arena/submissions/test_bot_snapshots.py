@@ -165,6 +165,7 @@ def test_a_planted_symlink_is_never_written_through(submit_league, at):
     assert _left_in(tmp) == before | planted, "the submit left files behind"
 
 
+@pytest.mark.slow
 def test_what_a_run_creates_it_removes(submit_league):
     cwd, bot, tmp = submit_league
     out = _submit(cwd, bot, tmp)
@@ -201,6 +202,7 @@ def test_a_bot_over_the_size_limit_is_refused_with_one_line(tmp_path):
     assert ok.returncode == 0, ok.stderr
 
 
+@pytest.mark.slow
 def test_submit_and_league_refuse_a_bot_over_the_limit(submit_league):
     cwd, _, _ = submit_league
     big = _big_bot(cwd / "big.py", 2)
@@ -250,6 +252,7 @@ def test_a_folder_bot_imports_its_helper_in_a_match(tmp_path):
     assert [g["terminations"] for g in games] == [["normal", "normal"]] * 2, games
 
 
+@pytest.mark.slow
 def test_a_folder_bot_plays_a_league_and_is_submitted(submit_league):
     cwd, _, _ = submit_league
     folder_bot(cwd / "listed", entry="main.py")

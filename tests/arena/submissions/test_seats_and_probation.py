@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from leaderboards.store import Store
 from tests.leaderboards.support import RANDOM_BOT, SEAT1_FAILING_BOT, arena, write
 from tests.league_files import league_toml
@@ -12,6 +14,7 @@ LEAGUE = league_toml("seats", seed=5, database="seats.sqlite", probation_after=5
                      probation_failures=2)
 
 
+@pytest.mark.slow
 def test_submit_refuses_a_bot_that_crashes_only_in_seat_1(tmp_path):
     config = write(tmp_path / "league.toml", LEAGUE)
     assert arena(tmp_path, "league", "run", str(config), "-q").returncode == 0
@@ -60,6 +63,7 @@ def test_a_bot_failing_every_other_game_reaches_probation_and_release_lifts_it(t
     assert nobody.returncode == 2 and "no bot 'nobody' in league seats" in nobody.stderr
 
 
+@pytest.mark.slow
 def test_a_submitted_bot_on_probation_is_told_to_resubmit(tmp_path):
     config = write(tmp_path / "league.toml", LEAGUE)
     assert arena(tmp_path, "league", "run", str(config), "-q").returncode == 0
