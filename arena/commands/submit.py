@@ -47,6 +47,7 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
     from arena.adapters.comp424_names import is_agent_arg
     from arena.submissions.duplicates import twins, warning
     from arena.submissions.validation import reference_bots
+    from arena.tournament.progress import frozen_field, is_tournament
     path = Path(comp424.parse_agent_arg(file)[0] if is_agent_arg(file) else file)  # comp424:PATH[@agent]
     if not path.exists():
         raise ConfigError(f"bot {file} not found (a .py file or a folder with bot.py)")
@@ -61,6 +62,9 @@ def submit(file: str, league_name: str, name: str | None, db: str | None, max_bo
             max_bot_mb = Limits.from_dict(league.config.get("limits", {})).max_bot_mb
         snapshot = (comp424.enter(file, int(max_bot_mb * MB)) if is_agent_arg(file)  # what is validated is
                     else take(file, max_bytes=int(max_bot_mb * MB)))  # what is stored and played
+        if is_tournament(league.config) and frozen_field(store, league.id) is not None:
+            raise ConfigError(f"league {shown(league.name)} is a tournament under way: its field was fixed when it "
+                              "started, so a bot entered now would play no game; submit to the ladder instead")
         current = store.current_bot(league.id, name)
         if current is not None and current.origin == "config":
             raise ConfigError(f"{name!r} is a bot of the league file; submit under another --name")

@@ -306,3 +306,11 @@ def test_a_started_tournament_refuses_a_file_that_would_rewrite_its_matches(tmp_
     assert shape(bracket(tmp_path)) == before
     write_file(**keys, limits={"move_time": 1.5, "first_move_time": 30})
     assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0  # (limits are not a match's shape)
+
+
+def test_arena_submit_to_a_tournament_under_way_is_refused_in_one_line(tmp_path: Path) -> None:
+    tournament(tmp_path, "knockout")
+    write(tmp_path / "late.py", RANDOM_FILE)
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    p = arena(tmp_path, "submit", "late.py", "--league", "t.toml")
+    assert p.returncode == 2 and "tournament under way" in p.stderr and len(p.stderr.strip().splitlines()) == 1
