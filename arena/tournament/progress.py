@@ -133,6 +133,30 @@ def seeded_field(store: Store, league_id: int, names: Sequence[str], seeding: st
     return [b.id for b in sorted(active, key=lambda b: order.get(b.name, len(order)))]
 
 
+REPLACED = "replaced by version"
+"""How the store retires a bot's version when a newer one enters (``Store.upsert_bot``): the bot is still there."""
+FORFEIT = "a forfeit: the other bot left the tournament"
+
+
+def leavers(store: Store, league_id: int) -> set[int]:
+    """The tournament's bots that have left it and forfeit the matches they have not finished: retired in it for
+    any reason but a newer version (removed from the league file, withdrawn, revoked); in a final (``field_from``),
+    also those whose newest version in that league was retired so (withdrawn by an organiser, its account revoked,
+    its team emptied). Unchanged after the fact: a match finished before stays as it was played."""
+    bots = store.bots(league_id, source=False)
+    gone = {b.id for b in bots if b.status == "retired" and not b.status_reason.startswith(REPLACED)}
+    config = next((lg.config for lg in store.leagues() if lg.id == league_id), {})
+    source = store.league(str(config.get("tournament", {}).get("field_from") or ""))
+    if source is not None:
+        newest: dict[str, Any] = {}
+        for b in store.bots(source.id, source=False):
+            if b.name not in newest or b.version > newest[b.name].version:
+                newest[b.name] = b
+        left = {n for n, b in newest.items() if b.status == "retired" and not b.status_reason.startswith(REPLACED)}
+        gone |= {b.id for b in bots if b.origin == "submit" and b.name in left}
+    return gone
+
+
 def _games_by_match(store: Store, league_id: int) -> dict[tuple[int, tuple[int, int]], dict[int, Played]]:
     """(key round, table) -> the match's stored games by index."""
     out: dict[tuple[int, tuple[int, int]], dict[int, Played]] = {}
@@ -152,11 +176,17 @@ def replay(store: Store, league_id: int, settings: Settings, field_: Sequence[in
     """The tournament as its stored games leave it. ``record``: a Swiss round paired now is stored (the runner)."""
     games = _games_by_match(store, league_id)
     rules = settings.rules
+    gone = leavers(store, league_id)
 
     def settled(m: Match) -> Match:
         if m.is_bye:
             return settle(m, rules, {})
-        return settle(m, rules, games.get((m.round, m.table()), {}))
+        m = settle(m, rules, games.get((m.round, m.table()), {}))
+        a, b = m.bots
+        if not m.done and (a in gone or b in gone):  # a bot that left loses what it has not finished
+            m.done, m.needed, m.winner = True, [], b if a in gone and b not in gone else a
+            m.note = FORFEIT
+        return m
 
     state = State(settings.format, list(field_))
     if settings.format == "swiss":

@@ -314,3 +314,34 @@ def test_arena_submit_to_a_tournament_under_way_is_refused_in_one_line(tmp_path:
     assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
     p = arena(tmp_path, "submit", "late.py", "--league", "t.toml")
     assert p.returncode == 2 and "tournament under way" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_bot_that_leaves_a_tournament_forfeits_what_it_has_not_played(tmp_path: Path) -> None:
+    """A finalist removed from the league file (as a withdrawn or revoked student's bot leaves a final) loses the
+    final without a game; the matches it finished stay as played."""
+    from arena.league.config import load_config
+    from arena.league.runner import Interrupted, run_league
+    from arena.tournament.progress import current
+    four = FIVE[:4]
+    path = tournament(tmp_path, "knockout", bots=four)
+
+    def stop_after_round_one(done: int, total: int, task: Any, result: Any) -> None:
+        with Store.open(tmp_path / "t.sqlite", readonly=True) as store:  # (called once a game is committed)
+            lg = store.find_league("t")
+            state = current(store, lg.id, lg.config)
+        if state is not None and all(m.done for m in state.rounds[0]):
+            raise Interrupted(signal.SIGINT)  # as Ctrl-C would, between the rounds
+
+    run_league(load_config(path), db=tmp_path / "t.sqlite", concurrency=1, progress=stop_after_round_one)
+    data = bracket(tmp_path)
+    first = data["rounds"][0]
+    assert all(m["done"] for m in first) and not data["rounds"][1][0]["games"], data["rounds"]
+    finalist = first[0]["winner"]
+    tournament(tmp_path, "knockout", bots=[b for b in four if b["name"] != finalist])
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    data = bracket(tmp_path)
+    final = data["rounds"][-1][0]
+    other = first[1]["winner"]
+    assert data["finished"] and final["winner"] == other and final["games"] == [] and "forfeit" in final["note"]
+    assert data["rounds"][0] == first  # what it played stays as it was played
+    assert data["placings"][:2] == [[other], [finalist]]

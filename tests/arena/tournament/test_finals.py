@@ -19,3 +19,23 @@ def test_a_stored_final_rebuilds_the_same_league(tmp_path: Path, fmt: str) -> No
     assert config.tournament["field_from"] == "course" and config.limits.move_time == 1.5
     again = parse_config(finals.table_of(config.to_dict(), tmp_path / "c.sqlite"), where="stored")
     assert again.to_dict() == config.to_dict()
+
+
+def test_a_final_loses_the_bots_withdrawn_from_its_ladder_but_not_those_replaced(tmp_path: Path) -> None:
+    from arena.tournament.progress import leavers
+    from leaderboards.store import Store
+    with Store.open(tmp_path / "c.sqlite", create=True) as store:
+        ladder = store.ensure_league("course", {"name": "course"})
+        final = store.ensure_league("course final", {"tournament": {"field_from": "course"}})
+        copies = {}
+        for name in ("ann", "ben", "cat"):
+            store.upsert_bot(ladder.id, name, origin="submit", spec="random")
+            copies[name] = store.upsert_bot(final.id, name, origin="submit", spec="random")[0].id
+        assert leavers(store, final.id) == set()
+        ann = store.current_bot(ladder.id, "ann")
+        assert ann is not None
+        store.retire_bot(ann.id, "withdrawn by prof")
+        store.upsert_bot(ladder.id, "ben", origin="submit", spec="greedy")  # a new version: ben is still in
+        assert leavers(store, final.id) == {copies["ann"]}
+        store.retire_bot(copies["cat"], "removed from the league file")  # left the final itself
+        assert leavers(store, final.id) == {copies["ann"], copies["cat"]}
