@@ -190,7 +190,7 @@ def replay(store: Store, league_id: int, settings: Settings, field_: Sequence[in
 
     state = State(settings.format, list(field_))
     if settings.format == "swiss":
-        _swiss(store, league_id, settings, state, settled, record)
+        _swiss(store, league_id, settings, state, settled, record, gone)
     else:
         _bracket(settings, state, settled)
     for matches in state.rounds:
@@ -201,7 +201,8 @@ def replay(store: Store, league_id: int, settings: Settings, field_: Sequence[in
     return state
 
 
-def _swiss(store: Store, league_id: int, settings: Settings, state: State, settled: Any, record: bool) -> None:
+def _swiss(store: Store, league_id: int, settings: Settings, state: State, settled: Any, record: bool,
+           gone: set[int]) -> None:
     total = settings.rounds or swiss.default_rounds(len(state.entrants))
     stored = stored_pairings(store, league_id)
     odd_games = settings.rules.base_games % 2 == 1
@@ -211,7 +212,8 @@ def _swiss(store: Store, league_id: int, settings: Settings, state: State, settl
             pairs = [(int(a), int(b)) for a, b in stored[r]["pairs"]]
             bye = stored[r].get("bye")
         else:
-            pairs, bye = swiss.pair(state.standings, r, odd_games)
+            # a bot that left is paired no more (its standing stays)
+            pairs, bye = swiss.pair([e for e in state.standings if e.bot not in gone], r, odd_games)
             if record:
                 store.record_decision(league_id, {"swiss_round": r, "pairs": pairs, "bye": bye})
         matches = [settled(Match(f"R{r}", r, (a, b))) for a, b in pairs]

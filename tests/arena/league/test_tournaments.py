@@ -345,3 +345,26 @@ def test_a_bot_that_leaves_a_tournament_forfeits_what_it_has_not_played(tmp_path
     assert data["finished"] and final["winner"] == other and final["games"] == [] and "forfeit" in final["note"]
     assert data["rounds"][0] == first  # what it played stays as it was played
     assert data["placings"][:2] == [[other], [finalist]]
+
+
+def test_a_bot_that_leaves_a_swiss_is_paired_no_more(tmp_path: Path) -> None:
+    from arena.league.config import load_config
+    from arena.league.runner import Interrupted, run_league
+    from arena.tournament.progress import current
+    bots = [{"name": f"mc{i}", "spec": f"mc(n={3 + i})"} for i in range(6)]
+    path = tournament(tmp_path, "swiss", bots=bots, games_per_pairing=1, rounds=3)
+
+    def stop_after_round_one(done: int, total: int, task: Any, result: Any) -> None:
+        with Store.open(tmp_path / "t.sqlite", readonly=True) as store:
+            lg = store.find_league("t")
+            state = current(store, lg.id, lg.config)
+        if state is not None and all(m.done for m in state.rounds[0]):
+            raise Interrupted(signal.SIGINT)
+
+    run_league(load_config(path), db=tmp_path / "t.sqlite", concurrency=1, progress=stop_after_round_one)
+    tournament(tmp_path, "swiss", bots=bots[1:], games_per_pairing=1, rounds=3)  # mc0 leaves
+    assert arena(tmp_path, "league", "run", "t.toml", "-q").returncode == 0
+    data = bracket(tmp_path)
+    assert data["finished"] and any("mc0" in m["bots"] for m in data["rounds"][0])
+    assert not any("mc0" in m["bots"] for r in data["rounds"][1:] for m in r)
+    assert any(s["bot"] == "mc0" for s in data["standings"])  # still in the table with what it played
