@@ -24,12 +24,12 @@ from arena.errors import ArenaError
 from arena.league.config import stored_relaxed
 from arena.league.progress import describe, read_progress
 from arena.output.brackets import tournament
-from arena.output.views import Standing, standing, standings
+from arena.output.views import Standing, percentile, standing, standings
 from arena.results.moves import failure_move
 from arena.results.outcome import winners
 from arena.text import shown
 from arena.tui.bracket import bracket_text
-from arena.tui.format import excerpt, histogram, percentile
+from arena.tui.format import excerpt, histogram
 from leaderboards import lock
 from leaderboards.ratings import ALL, conservative
 from leaderboards.store import Bot, League, Store, StoreError
@@ -527,7 +527,7 @@ class StoreReader:
                     failures.append((g.id, shown(f.get("reason", "?")), failure_move(f),
                                      excerpt(shown(f.get("detail", ""), lines=True))))
         times.sort()
-        pct = {f"p{q}": percentile(times, q) for q in (50, 90, 99)} if times else {}
+        pct = {f"p{q}": float(percentile(times, q) or 0.0) for q in (50, 90, 99)} if times else {}
         if times:
             pct["max"] = times[-1]
         hist, lo, hi = histogram(times, 16)

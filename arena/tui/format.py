@@ -1,10 +1,10 @@
-"""Small pure formatting helpers of the dashboard: sparklines, histograms, percentiles, colours.
+"""Small pure formatting helpers of the dashboard: sparklines, histograms, colours (its percentiles are the view
+model's, arena.output.views.percentile: one rule for every screen).
 
 Everything here is deterministic text built from data (no clocks), so the snapshot tests are stable.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 BARS = "▁▂▃▄▅▆▇█"
@@ -36,20 +36,6 @@ def sparkline(values: Sequence[float], width: int = 12, lo: float | None = None,
 
 def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The ``q``-th percentile (0..100) of already sorted values, by linear interpolation.
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 50)
-    2.5
-    """
-    if not sorted_values:
-        raise ValueError("percentile of no values")
-    pos = (len(sorted_values) - 1) * q / 100
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def histogram(values: Sequence[float], bins: int = 10, lo: float | None = None,

@@ -7,7 +7,7 @@ import pytest
 
 import games
 from arena.tui import boards
-from arena.tui.format import histogram, percentile, sparkline
+from arena.tui.format import histogram, sparkline
 from arena.tui.replay import Replay
 
 
@@ -260,7 +260,7 @@ def test_replay_stops_at_an_illegal_action() -> None:
     assert len(replay) == 3
 
 
-def test_sparkline_histogram_percentile() -> None:
+def test_sparkline_and_histogram() -> None:
     assert sparkline([]) == ""
     assert sparkline([1.0, 2.0, 3.0], 10) == "▁▅█"
     squeezed = sparkline(list(range(100)), 10)
@@ -268,4 +268,3 @@ def test_sparkline_histogram_percentile() -> None:
     assert list(squeezed) == sorted(squeezed)
     counts, lo, hi = histogram([0.0, 0.1, 0.1, 1.0], 4)
     assert counts == [3, 0, 0, 1] and (lo, hi) == (0.0, 1.0)
-    assert percentile([1.0, 2.0, 3.0], 100) == 3.0 and percentile([5.0], 90) == 5.0

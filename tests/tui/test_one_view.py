@@ -57,3 +57,19 @@ def test_no_front_end_builds_leaderboard_rows_itself() -> None:
     offenders = {str(p.relative_to(ROOT)): sorted(_names(p) & (ROW_MACHINERY | {"leaderboards.standings"}))
                  for p in fronts}
     assert {p: bad for p, bad in offenders.items() if bad} == {}
+
+
+def test_one_percentile_for_every_screen() -> None:
+    """The dashboard had its own interpolating percentile: for move times [0.1, 0.2, 0.3, 1.0] its p90 was 0.79 while
+    exports, the report and `arena match` said 1.0. One rule now (nearest rank, arena.output.views.percentile), and no
+    other module defines one."""
+    import ast
+    from pathlib import Path
+
+    from arena.output.views import percentile
+    root = Path(__file__).resolve().parents[2] / "arena"
+    defined = [str(p.relative_to(root)) for p in root.rglob("*.py")
+               if any(isinstance(n, ast.FunctionDef) and n.name == "percentile"
+                      for n in ast.walk(ast.parse(p.read_text())))]
+    assert defined == ["output/views.py"], defined
+    assert percentile([0.1, 0.2, 0.3, 1.0], 90) == 1.0
