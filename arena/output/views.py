@@ -227,18 +227,24 @@ def document(store: Store, league: League, scope: str = ALL, *, include_retired:
 
 
 # -- a bot's page and the game list ------------------------------------------------------------------------------
+def verdict(returns: Sequence[float], players: Sequence[str]) -> str:
+    """Who won a game, in the words every screen uses: ``alice won``, ``draw`` (every seat best) or ``alice & bob
+    drew`` (several best); ``?`` without returns. A seat without a name is ``seat N``."""
+    if not returns:
+        return "?"
+    best = [players[i] if i < len(players) else f"seat {i}"
+            for i, r in enumerate(seat_results(returns)) if r != "loss"]
+    return "draw" if len(best) == len(returns) else f"{' & '.join(best)} {'won' if len(best) == 1 else 'drew'}"
+
+
 def result_text(g: StoredGame) -> str:
-    """``alice won: alice +1, bob -1 (timeout)``: who won (``draw``; ``alice & bob drew``), then each player's
-    return, with its termination when it was not normal."""
+    """``alice won: alice +1, bob -1 (timeout)``: the :func:`verdict`, then each player's return, with its
+    termination when it was not normal (the dashboard's narrow column shows the verdict alone)."""
     returns = ", ".join(f"{p} {r:+g}" + ("" if t == "normal" else f" ({t})")
                         for p, r, t in zip(g.players, g.returns, g.terminations))
     if not g.returns:
         return returns
-    results = seat_results(g.returns)
-    best = [p for p, r in zip(g.players, results) if r != "loss"]
-    said = "draw" if len(best) == len(g.returns) else \
-        f"{' & '.join(best)} {'won' if len(best) == 1 else 'drew'}"
-    return f"{said}: {returns}"
+    return f"{verdict(g.returns, g.players)}: {returns}"
 
 
 @dataclass(frozen=True)

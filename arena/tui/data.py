@@ -24,9 +24,8 @@ from arena.errors import ArenaError
 from arena.league.config import stored_relaxed
 from arena.league.progress import describe, read_progress
 from arena.output.brackets import tournament
-from arena.output.views import Standing, percentile, standing, standings
+from arena.output.views import Standing, percentile, standing, standings, verdict
 from arena.results.moves import failure_move
-from arena.results.outcome import winners
 from arena.text import shown
 from arena.tui.bracket import bracket_text
 from arena.tui.format import excerpt, histogram
@@ -189,17 +188,6 @@ class ReplayData:
     """Actions of the league's opening at the start of the history (chosen by nobody, untimed)."""
 
 
-def result_text(returns: list[float], players: list[str]) -> str:
-    """``nim-greedy won``, ``draw`` or, for several winners, their names."""
-    if not returns:
-        return "?"
-    top = winners(returns)  # (arena.results.outcome says who won)
-    if len(top) == len(returns):
-        return "draw"
-    names = [players[i] if i < len(players) else f"seat {i}" for i in top]
-    return " & ".join(names) + (" won" if len(top) == 1 else " drew")
-
-
 def short_spec(spec: str) -> str:
     """A game spec without its ``seed`` parameter, for narrow columns (the replay shows the full spec).
 
@@ -222,7 +210,7 @@ def reason_text(terminations: list[str]) -> str:
 def game_row(g: Any, labels: dict[int, str], moves: int | None = None) -> GameRow:
     """A games-list row of a stored game or a game summary; names shown literally."""
     players = [labels.get(b, shown(p)) for b, p in zip(g.seats, g.players)]
-    return GameRow(g.id, shown(short_spec(g.game)), tuple(players), result_text(g.returns, players),
+    return GameRow(g.id, shown(short_spec(g.game)), tuple(players), verdict(g.returns, players),
                    reason_text(g.terminations), g.moves if moves is None else moves, g.duration)
 
 

@@ -14,10 +14,11 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from arena.limits import DAY
+from arena.output.views import verdict
 from arena.results.moves import failure_where
 from arena.text import shown, text
 from arena.tui import boards
-from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text, result_text
+from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text
 from arena.tui.format import BARS, seconds, sparkline
 from arena.tui.replay import Replay
 from arena.tui.tables import GamesTable
@@ -169,7 +170,7 @@ class ReplayScreen(Screen[None]):
             out.append("\n")
             finished = self.replay.observation(last).get("current_player") == boards.TERMINAL
             if finished or len(set(self.data.returns)) > 1:
-                out.append(result_text(self.data.returns, self.data.players) + "\n", style="bold")
+                out.append(verdict(self.data.returns, self.data.players) + "\n", style="bold")
             else:
                 out.append("unfinished\n", style="bold")
             out.append(f"end: {reason_text(self.data.terminations)}\n")

@@ -73,3 +73,18 @@ def test_one_percentile_for_every_screen() -> None:
                       for n in ast.walk(ast.parse(p.read_text())))]
     assert defined == ["output/views.py"], defined
     assert percentile([0.1, 0.2, 0.3, 1.0], 90) == 1.0
+
+
+def test_one_verdict_for_every_screen(fixture_store: Fixture) -> None:
+    """The dashboard's games said ``greedy won`` by a rule of their own beside the report's ``greedy won: greedy +1,
+    random -1``; both are the view model's verdict now."""
+    from arena.output.views import result_text, verdict
+    from arena.tui.data import game_row
+    store, league = fixture_store.store, fixture_store.demo
+    labels = {b.id: b.label for b in store.bots(league.id)}
+    games = store.games(league.id)
+    assert {verdict(g.returns, g.players).split()[-1] for g in games} >= {"won"}
+    for g in games:
+        row = game_row(g, labels, moves=len(g.history))  # (the dashboard names bots by their labels)
+        assert row.result == verdict(g.returns, list(row.players))
+        assert result_text(g).startswith(verdict(g.returns, g.players) + ": ")
