@@ -148,14 +148,23 @@ def standing(rank: int, bot: Bot, r: BotRating) -> Standing:
         failures=r.failures)
 
 
-def with_elo(rows: Sequence[Standing], outcomes: Sequence[tuple[str, Sequence[int], Sequence[float]]]
-             ) -> list[Standing]:
-    """The rows with their batch Elo, 95% interval, rank range and tied group (:func:`leaderboards.elo.annotate`;
-    ``outcomes``: :meth:`leaderboards.store.Store.outcomes`)."""
+def batch_elo(bot_ids: Sequence[int], outcomes: Sequence[tuple[str, Sequence[int], Sequence[float]]]
+              ) -> dict[int, dict[str, Any]]:
+    """Each bot's batch Elo among ``bot_ids``: ``elo``, its 95% interval, rank range and tied group
+    (:data:`leaderboards.elo.ELO_FIELDS`, all None for a bot without games), fitted once by
+    :func:`leaderboards.elo.annotate` over ``outcomes`` (:meth:`leaderboards.store.Store.outcomes`): the one fit every
+    screen shows (the leaderboard, exports, the report, the dashboard's table and bot detail)."""
     # start-up: numpy only when the Elo is fitted (the dashboard defers it to its poller thread)
     from leaderboards.elo import ELO_FIELDS, annotate
-    fitted = annotate([{"bot_id": r.bot_id} for r in rows], outcomes)
-    return [replace(r, fitted=True, **{k: f[k] for k in ELO_FIELDS}) for r, f in zip(rows, fitted)]
+    fitted = annotate([{"bot_id": b} for b in bot_ids], outcomes)
+    return {int(f["bot_id"]): {k: f[k] for k in ELO_FIELDS} for f in fitted}
+
+
+def with_elo(rows: Sequence[Standing], outcomes: Sequence[tuple[str, Sequence[int], Sequence[float]]]
+             ) -> list[Standing]:
+    """The rows with their :func:`batch_elo`."""
+    fitted = batch_elo([r.bot_id for r in rows], outcomes)
+    return [replace(r, fitted=True, **fitted[r.bot_id]) for r in rows]
 
 
 def h2h_cells(rows: Sequence[Standing], counts: Mapping[tuple[int, int], tuple[int, int, int]]) -> list[H2HCell]:

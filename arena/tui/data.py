@@ -24,7 +24,7 @@ from arena.errors import ArenaError
 from arena.league.config import stored_relaxed
 from arena.league.progress import describe, read_progress
 from arena.output.brackets import tournament
-from arena.output.views import Standing, percentile, standing, standings, verdict
+from arena.output.views import Standing, batch_elo, percentile, standing, standings, verdict
 from arena.results.moves import failure_move
 from arena.text import shown
 from arena.tui.bracket import bracket_text
@@ -447,10 +447,9 @@ class StoreReader:
         fresh = key == self._elo_for[:3]
         if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
             return self._elo_cells
-        from leaderboards.elo import annotate  # start-up: numpy (~0.15 s) loads on the poller's thread, not before
-        started = time.monotonic()
-        fitted = annotate([{"bot_id": r.bot_id} for r in rows], store.outcomes(league_id, scope))
-        self._elo_cells = {f["bot_id"]: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for f in fitted}
+        started = time.monotonic()  # (numpy loads here, on the poller's thread, the first time)
+        fitted = batch_elo([r.bot_id for r in rows], store.outcomes(league_id, scope))
+        self._elo_cells = {b: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for b, f in fitted.items()}
         self._elo_for, self._elo_at = (*key, count), time.monotonic()
         self._elo_cost = self._elo_at - started
         return self._elo_cells
@@ -531,17 +530,16 @@ class StoreReader:
     @staticmethod
     def _elo(store: Store, bot: Bot, scope: str) -> dict[str, Any] | None:
         """This version's batch Elo among the league's current bots (as `arena leaderboard` shows it)."""
-        from leaderboards.elo import annotate  # start-up: numpy only when a rating is fitted (as above)
         if store.count_games(bot.league_id, scope) > ELO_MAX_GAMES:
             return None
-        rows = [{"bot_id": b.id} for b in store.bots(bot.league_id, include_retired=False)]
-        if bot.id not in {r["bot_id"] for r in rows}:
-            rows.append({"bot_id": bot.id})
+        ids = [b.id for b in store.bots(bot.league_id, include_retired=False)]
+        if bot.id not in ids:
+            ids.append(bot.id)
         games = store.outcomes(bot.league_id, scope)
         if not any(bot.id in seats for _, seats, _ in games):
             return None
         try:
-            return next(r for r in annotate(rows, games) if r["bot_id"] == bot.id)
+            return {"bot_id": bot.id, **batch_elo(ids, games)[bot.id]}
         except (ValueError, ArithmeticError, KeyError, StopIteration):  # a fit that does not converge: no line
             return None
 

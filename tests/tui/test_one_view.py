@@ -88,3 +88,24 @@ def test_one_verdict_for_every_screen(fixture_store: Fixture) -> None:
         row = game_row(g, labels, moves=len(g.history))  # (the dashboard names bots by their labels)
         assert row.result == verdict(g.returns, list(row.players))
         assert result_text(g).startswith(verdict(g.returns, g.players) + ": ")
+
+
+def test_one_batch_elo_fit_for_every_screen(fixture_store: Fixture) -> None:
+    """The batch Elo was fitted in three places (the CLI's rows, the dashboard's table, the dashboard's bot detail);
+    one function fits it now (arena.output.views.batch_elo), and the three agree."""
+    store, league = fixture_store.store, fixture_store.demo
+    board = leaderboard(store, league, ALL)
+    reader = StoreReader(fixture_store.path)
+    try:
+        snap = reader.poll(None, ALL)
+        assert snap is not None
+        for row, cli in zip(snap.leaderboard, board.rows):
+            assert row.elo == (cli.elo, cli.elo_low, cli.elo_high, cli.group)
+        top = board.rows[0]
+        detail = reader.bot_detail(top.bot_id, ALL)
+        assert detail.elo is not None and detail.elo["elo"] == top.elo and detail.elo["group"] == top.group
+    finally:
+        reader.close()
+    fitters = [str(p.relative_to(ROOT)) for p in (ROOT / "arena").rglob("*.py")
+               if "leaderboards.elo" in p.read_text() and "annotate" in _names(p)]
+    assert fitters == ["arena/output/views.py"], fitters
