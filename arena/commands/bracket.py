@@ -8,7 +8,7 @@ from arena.commands.leaderboard import console, grid
 from arena.commands.locate import league_store
 from arena.errors import ConfigError
 from arena.text import dumps, shown
-from arena.tournament.matches import Match
+from arena.tournament.matches import Match, round_title
 from arena.tournament.progress import State, current, is_tournament, view
 from leaderboards.store import Store
 
@@ -71,7 +71,7 @@ def print_bracket(name: str, state: State, labels: dict[int, str]) -> None:
     out.print(Text(f"{shown(name)}: {state.format.replace('_', ' ')}, {len(state.entrants)} entrants, "
                    + ("finished" if state.finished else "in progress"), style="bold"), soft_wrap=True)
     for matches in state.rounds:
-        out.print(Text(_round_title(matches[0].label), style="italic"), soft_wrap=True)
+        out.print(Text(round_title(matches[0].label), style="italic"), soft_wrap=True)
         for m in matches:
             out.print(_match_line(m, labels), soft_wrap=True)
     if state.waiting:
@@ -88,13 +88,3 @@ def print_bracket(name: str, state: State, labels: dict[int, str]) -> None:
             out.print(Text(f"  {place}. " + ", ".join(shown(labels.get(b, str(b))) for b in group)),
                       soft_wrap=True)  # (a Text: a name is never read as rich markup)
             place += len(group)
-
-
-def _round_title(label: str) -> str:
-    if label.startswith("R"):
-        return f"round {label[1:]}"
-    if label.startswith("W"):
-        return f"winners' round {label[1:]}"
-    if label.startswith("L"):
-        return f"losers' round {label[1:]}"
-    return "grand final" if label == "GF" else "grand final, bracket reset"

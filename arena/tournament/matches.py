@@ -161,3 +161,15 @@ def points(seats: Sequence[int], returns: Sequence[float], first: int) -> tuple[
     mine = returns[seats.index(first)]
     theirs = returns[1 - seats.index(first)]
     return (1.0, 0.0) if mine > theirs else (0.0, 1.0) if theirs > mine else (0.5, 0.5)
+
+
+def round_title(label: str) -> str:
+    """A round's name in words, from a match's :attr:`Match.label` (``R3``: round 3, ``W2``: winners' round 2,
+    ``L3``: losers' round 3, ``GF``/``GF2``: the grand final and its reset): every display says it so."""
+    if label.startswith("R"):
+        return f"round {label[1:]}"
+    if label.startswith("W"):
+        return f"winners' round {label[1:]}"
+    if label.startswith("L"):
+        return f"losers' round {label[1:]}"
+    return "grand final" if label == "GF" else "grand final, bracket reset"

@@ -15,21 +15,11 @@ from rich.text import Text
 from arena.output.brackets import Slot, Tournament, cut, entrant, layout
 from arena.text import shown
 from arena.tournament.brackets import Source
-from arena.tournament.matches import Match
+from arena.tournament.matches import Match, round_title
 from arena.tournament.progress import State
 
 KIND = {"winners": 0, "losers": 1, "final": 2}
 WON = "bold green"
-
-
-def round_title(label: str) -> str:
-    if label.startswith("R"):
-        return f"round {label[1:]}"
-    if label.startswith("W"):
-        return f"winners' round {label[1:]}"
-    if label.startswith("L"):
-        return f"losers' round {label[1:]}"
-    return "grand final" if label == "GF" else "grand final, bracket reset"
 
 
 def _status(m: Match | None) -> str:

@@ -12,16 +12,9 @@ import pytest
 
 from arena.server import scrimmages as sc
 from leaderboards.store import Store
-from tests.server.support import ARENA, PLAIN, Client, Server, accounts, make_league, wait_idle
+from tests.server.support import ARENA, LEAGUE, PLAIN, Client, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
-LEAGUE = '''name = "srv"
-games = ["nim(n=9)"]
-games_per_pairing = 2
-seed = 1
-database = "srv.sqlite"
-bots = ["random", "greedy"]
-'''
 TEAM = "<i>red</i>"
 
 

@@ -13,17 +13,11 @@ from arena.errors import ConfigError
 from leaderboards import teams as tm
 from leaderboards.schema import TEAMS_SCHEMA
 from leaderboards.store import SCHEMA_VERSION, Store
+from tests.server import support
 from tests.server.support import ARENA, PLAIN, RAISER, Client, Server, accounts, make_league, wait_idle
 
 pytestmark = pytest.mark.xdist_group("server")
-LEAGUE = '''name = "srv"
-games = ["nim(n=9)"]
-games_per_pairing = 2
-seed = 1
-database = "srv.sqlite"
-bots = ["random", "greedy"]
-max_submissions_per_hour = 3
-'''
+LEAGUE = support.LEAGUE + "max_submissions_per_hour = 3\n"  # (a top-level key after the bots)
 
 
 def run(work, *args: str) -> subprocess.CompletedProcess[str]:
