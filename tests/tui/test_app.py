@@ -216,8 +216,8 @@ async def test_a_game_that_cannot_be_replayed_is_a_notification(fixture_store: F
 
 
 async def test_results_arriving_under_an_open_dialog_update_the_board_beneath(fixture_store: Fixture) -> None:
-    """The poller's updates reached the dialog on top (the search box, the help) instead of the board below it:
-    a snapshot arriving while one was open failed with NoMatches('#message-box') and stopped the dashboard."""
+    """Results that arrive while a dialog is open (the search box) update the board beneath it, and the poller lives
+    on (the app's queries go to its default screen, not the dialog on top)."""
     app = ArenaApp(fixture_store.path, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None)
