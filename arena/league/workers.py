@@ -302,16 +302,19 @@ class LocalBackend:
                          "same command again to resume")
 
     def close(self) -> None:
-        """Stops every worker within :data:`STOP_GRACE` seconds; games still being played are abandoned."""
-        for worker in self.workers:
+        """Stops every worker within :data:`STOP_GRACE` seconds; games still being played are abandoned. May be
+        called from another thread than the one in :meth:`execute` (``arena serve`` stops its validator's backend
+        so): ``busy`` is copied first (``list`` of a dict's values holds the GIL; a loop over them does not, as
+        it signals, and the executing thread may store a result meanwhile)."""
+        for worker in list(self.workers):
             worker.close_tasks()  # an idle worker exits at end-of-file
-        for worker, _ in self.busy.values():
+        for worker, _ in list(self.busy.values()):
             try:
                 worker.proc.send_signal(signal.SIGTERM)  # a busy one kills its bots and exits
             except OSError:
                 pass
         deadline = time.monotonic() + STOP_GRACE
-        for worker in self.workers:
+        for worker in list(self.workers):
             try:
                 worker.proc.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:

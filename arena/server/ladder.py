@@ -199,8 +199,9 @@ class Validator(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
-        if self.backend is not None:
-            self.backend.close()
+        backend = self.backend  # (read once: the thread may drop it meanwhile, check_runtime does)
+        if backend is not None:
+            backend.close()
 
 
 def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None,

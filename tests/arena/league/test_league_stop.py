@@ -185,3 +185,29 @@ def test_a_signal_stops_the_run_within_seconds_and_the_next_run_plays_what_was_a
     assert resumed.returncode == 0, resumed.stderr
     assert f"{SCHEDULED - stored} games played" in resumed.stdout, resumed.stdout
     assert _stored(league / "stop.sqlite") == (SCHEDULED, SCHEDULED)
+
+
+def test_a_backend_closed_from_another_thread_while_a_game_ends_there_stops_its_workers():
+    """`arena serve` stops its validator's and scrimmages' backends from the main thread while their own threads may
+    be storing a result (``busy`` changes under ``close``): a race that made the server exit 1 ("dictionary changed
+    size during iteration") instead of stopping. Here a game ends exactly while ``close`` signals the workers."""
+    from arena.league.workers import LocalBackend
+
+    backend = LocalBackend(0)
+    signalled: list[int] = []
+
+    class Proc:
+        def __init__(self, fd: int) -> None:
+            self.fd = fd
+
+        def send_signal(self, signum: int) -> None:
+            signalled.append(self.fd)
+            backend.busy.pop(2, None)  # the executing thread reads worker 2's result meanwhile
+
+    class Worker:
+        def __init__(self, fd: int) -> None:
+            self.proc = Proc(fd)
+
+    backend.busy = {fd: (Worker(fd), None) for fd in (1, 2, 3)}  # type: ignore[misc]
+    backend.close()
+    assert signalled == [1, 2, 3] and backend.busy == {}  # every worker busy when close began was told to stop
