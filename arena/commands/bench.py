@@ -18,7 +18,7 @@ from arena.text import out_console
 @click.option("--full", is_flag=True, help="Issue-size runs where a suite has them (scale: 100,000 games, ~1.5 h).")
 def bench(suites: tuple[str, ...], as_json: bool, quick: bool, full: bool) -> None:
     """Run benchmarks side by side with their baselines (suites: games, bots, sandbox, league, scale,
-    ratings, server)."""
+    ratings, server, tournament)."""
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         raise ConfigError(f"unknown benchmark suite {unknown[0]!r}; valid suites: {', '.join(SUITES)}")

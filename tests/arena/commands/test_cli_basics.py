@@ -23,6 +23,13 @@ def test_help_lists_commands() -> None:
         assert command in p.stdout
 
 
+def test_bench_help_names_every_suite() -> None:
+    from arena.bench import SUITES
+    p = run("bench", "--help")
+    listed = " ".join(p.stdout.split())  # (click wraps the line)
+    assert p.returncode == 0 and all(f" {s}," in listed or f" {s})" in listed for s in SUITES), p.stdout
+
+
 def test_games_lists_every_game_with_parameters() -> None:
     p = run("games", "--json")
     assert p.returncode == 0, p.stderr
