@@ -37,7 +37,7 @@ def rebuild_history(store: Store, league_id: int) -> None:
 
 def seat_failures(record: GameRecord, seat: int) -> set[str]:
     """The kinds of failure of one seat of a game (:func:`leaderboards.ratings.failure_reasons`)."""
-    return failure_reasons(record.terminations, [{"seat": f.seat, "reason": f.reason} for f in record.failures], seat)
+    return failure_reasons(record.terminations, record.failures, seat)
 
 
 def record_game(store: Store, league_id: int, schedule_key: str, base_game: str, round_: int, seats: Sequence[int],

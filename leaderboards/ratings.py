@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import trueskill
 
 from arena.results.outcome import FAILURES, Termination
+from arena.results.records import Failure
 from games.registry import has_draws
 
 MU = 25.0
@@ -169,17 +170,18 @@ class RatedGame:
     returns: Sequence[float]
     terminations: Sequence[str]
     """Per seat, as stored (the words of :class:`arena.results.outcome.Termination`)."""
-    failures: Sequence[dict[str, Any]] = ()
+    failures: Sequence[Failure] = ()
     """The record's failures (with ``on_failure=random_move`` a bot can fail and still finish normally)."""
 
 
-def failure_reasons(terminations: Sequence[str], failures: Sequence[dict[str, Any]], seat: int) -> set[str]:
+def failure_reasons(terminations: Sequence[str], failures: Sequence[Failure], seat: int) -> set[str]:
     """The kinds of failure of one seat in one game (each counted once per game): its termination reason
-    if not normal, plus the reasons of its substituted moves. The words as stored (a :class:`Termination` is one):
-    a word no Termination has (a store edited by hand) still fails the game, and counts in no counter."""
-    reasons = {f["reason"] for f in failures if f.get("seat") == seat}
+    if not normal, plus the reasons of its substituted moves, as plain words. A termination no Termination has (a
+    store edited by hand) still fails the game, and counts in no counter; a failure's unknown reason was read as a
+    crash (:meth:`Failure.from_dict`)."""
+    reasons = {str(f.reason) for f in failures if f.seat == seat}
     if seat < len(terminations) and terminations[seat] != Termination.NORMAL:
-        reasons.add(terminations[seat])
+        reasons.add(str(terminations[seat]))
     return reasons
 
 

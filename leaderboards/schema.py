@@ -4,11 +4,13 @@ nothing else sees SQL (docs/store.md describes the tables).
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.results.outcome import COUNTERS
+from arena.results.records import Failure
 
 SCHEMA_VERSION = 7
 
@@ -315,13 +317,21 @@ class StoredGame:
     move_seats: list[int]
     wall_times: list[float]
     cpu_times: list[float]
-    failures: list[dict[str, Any]]
+    failures: list[Failure]
+    """Typed as the referee wrote them (:func:`load_failures`)."""
     duration: float
     info: dict[str, Any] = field(default_factory=dict)
     rated: bool = False
     finished: float = 0.0
     rating_seq: int | None = None
     """Its place in the fold that made the current ratings (None while unrated)."""
+
+
+def load_failures(stored: str | list[Any]) -> list[Failure]:
+    """A game's failures from their stored JSON (a ``failures`` column's text, or that text already parsed): every
+    store read decodes them here, through :meth:`Failure.from_dict` (which says what an old or unknown row becomes),
+    so no reader indexes a failure's dict."""
+    return [Failure.from_dict(f) for f in (json.loads(stored) if isinstance(stored, str) else stored)]
 
 
 GAME_JSON = ("seats", "players", "history", "returns", "terminations", "move_seats", "wall_times", "cpu_times",

@@ -26,7 +26,7 @@ from arena.adapters.comp424_names import listed_as
 from arena.errors import ConfigError
 from arena.referee.chance import new_key
 from arena.results.outcome import seat_results
-from arena.results.records import STORED_JSON, GameRecord, stored_json
+from arena.results.records import STORED_JSON, Failure, GameRecord, stored_json
 from arena.submissions import snapshot as snapshots
 from arena.submissions.snapshot import Snapshot
 from leaderboards import schema, storefile
@@ -49,6 +49,7 @@ from leaderboards.schema import (
     Bot,
     League,
     StoredGame,
+    load_failures,
     script,
     transaction,
 )
@@ -440,14 +441,14 @@ class Store(StoreViews):
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, (SELECT COALESCE(MAX(id), 0) FROM "
                           "games))", (f"probation_window_after:{bot_id}",))
 
-    def latest_outcomes(self, bot_id: int, window: int) -> list[tuple[list[str], list[dict[str, Any]], int]]:
+    def latest_outcomes(self, bot_id: int, window: int) -> list[tuple[list[str], list[Failure], int]]:
         """(terminations, failures, the bot's seat) of a bot's latest ``window`` games, newest first, since its
         probation window restarted (what the failure-rate rule looks at)."""
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (f"probation_window_after:{bot_id}",)).fetchone()
         rows = self.conn.execute(
             "SELECT g.terminations, g.failures, s.seat FROM game_seats s JOIN games g ON g.id = s.game_id "
             "WHERE s.bot_id=? AND g.id > ? ORDER BY g.id DESC LIMIT ?", (bot_id, int(row[0]) if row else 0, window))
-        return [(json.loads(t), json.loads(f), seat) for t, f, seat in rows]
+        return [(json.loads(t), load_failures(f), seat) for t, f, seat in rows]
 
     @staticmethod
     def _bot(row: sqlite3.Row) -> Bot:
@@ -564,6 +565,7 @@ class Store(StoreViews):
         data = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row iterates values
         for key in GAME_JSON:
             data[key] = json.loads(data[key])
+        data["failures"] = load_failures(data["failures"])
         data["rated"] = bool(data["rated"])
         return StoredGame(**data)
 
@@ -583,7 +585,7 @@ class Store(StoreViews):
                f"WHERE league_id=? {where} ORDER BY schedule_key")
         for r in self.conn.execute(sql, (league_id, *args)):
             yield r[0], RatedGame(r[1], r[2], json.loads(r[3]), json.loads(r[4]), json.loads(r[5]),
-                                  json.loads(r[6]))
+                                  load_failures(r[6]))
 
     def transaction(self) -> transaction:
         """``with store.transaction():`` several writes commit together (nested uses join the outer one)."""

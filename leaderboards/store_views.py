@@ -13,8 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from arena.results.records import Failure
 from leaderboards.ratings import ALL
-from leaderboards.schema import PROVISIONAL
+from leaderboards.schema import PROVISIONAL, load_failures
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class BotMoves:
     seats: list[int]
     move_seats: list[int]
     wall_times: list[float]
-    failures: list[dict[str, Any]]
+    failures: list[Failure]
     info: dict[str, Any]
 
 
@@ -163,8 +164,8 @@ class StoreViews:
         rows = self.conn.execute(
             "SELECT id, seats, move_seats, wall_times, failures, info FROM games "
             "WHERE id IN (SELECT game_id FROM game_seats WHERE bot_id=?) ORDER BY id DESC LIMIT ?", (bot_id, limit))
-        return [BotMoves(r[0], json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), json.loads(r[4]), json.loads(r[5]))
-                for r in rows]
+        return [BotMoves(r[0], json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), load_failures(r[4]),
+                         json.loads(r[5])) for r in rows]
 
     def head_to_head_of(self, bot_id: int) -> dict[tuple[int, int], tuple[int, int, int]]:
         """:meth:`head_to_head`'s counts of one bot against each opponent: read from that bot's own seats (its

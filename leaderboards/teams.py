@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from leaderboards import accounts as acc
-from leaderboards.schema import StoredGame, transaction
+from leaderboards.schema import StoredGame, load_failures, transaction
 from leaderboards.store import Store
 
 
@@ -324,8 +324,8 @@ def scrimmage_games(store: Store, s: Scrimmage) -> list[StoredGame]:
         r = json.loads(record)
         out.append(StoredGame(number, s.league_id, f"scrimmage {s.id}/{number}", r["game"], r["game"], number,
                               r["seed"], json.loads(seats), r["players"], r["history"], r["returns"],
-                              r["terminations"], r["move_seats"], r["wall_times"], r["cpu_times"], r["failures"],
-                              r["duration"], r.get("info", {}), False, finished))
+                              r["terminations"], r["move_seats"], r["wall_times"], r["cpu_times"],
+                              load_failures(r["failures"]), r["duration"], r.get("info", {}), False, finished))
     return out
 
 

@@ -16,6 +16,7 @@ from arena.results.moves import CHANCE, OPENING, Movers, failure_where
 from arena.results.outcome import Termination, decide
 from arena.results.records import headline
 from arena.text import shown
+from leaderboards.schema import load_failures
 from leaderboards.store import DEFAULT_DB, Store, StoredGame
 
 
@@ -103,8 +104,8 @@ def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:
         if board:
             click.echo(game.render_text(state))
     for f in g.failures:
-        click.echo(f"seat {f['seat']} ({shown(g.players[f['seat']])}) failed: {shown(failure_where(f))}"
-                   + (f": {shown(headline(f['detail']))}" if f.get("detail") else ""))
+        click.echo(f"seat {f.seat} ({shown(g.players[f.seat])}) failed: {shown(failure_where(f))}"
+                   + (f": {shown(headline(f.detail))}" if f.detail else ""))
     result = ", ".join(f"{shown(g.players[s])} {r:+g} ({shown(t)})"
                        for s, (r, t) in enumerate(zip(g.returns, g.terminations)))
     click.echo(f"result: {result}")
@@ -132,7 +133,7 @@ def verify_match(path: str) -> None:
         games = [StoredGame(id=number, league_id=0, schedule_key="", base_game=g["game"], game=g["game"], round=0,
                             seed=g["seed"], seats=g["seats"], players=g["players"], history=g["history"],
                             returns=g["returns"], terminations=g["terminations"], move_seats=g["move_seats"],
-                            wall_times=g["wall_times"], cpu_times=g["cpu_times"], failures=g["failures"],
+                            wall_times=g["wall_times"], cpu_times=g["cpu_times"], failures=load_failures(g["failures"]),
                             duration=g["duration"],
                             info={k: g[k] for k in ("chance_key_id", "adjudicated", "opening") if k in g})
                  for number, g in enumerate(data["games"], 1)]
@@ -166,7 +167,7 @@ def verify_game(g: StoredGame, chance_key: bytes | None = None) -> int:
     keyed = drawn_with is not None and chance_key is not None
     draws = chance_rng(g.seed, chance_key) if keyed else None
     substitutes = substitute_rng(g.seed, chance_key) if keyed else None
-    substituted = {f["move_number"]: f["substituted"] for f in g.failures if f.get("substituted") is not None}
+    substituted = {f.move_number: f.substituted for f in g.failures if f.substituted is not None}
     opening = list(g.info.get("opening", ()))  # moves nobody chose (arena/referee/openings.py): not in move_seats
     if g.history[:len(opening)] != opening:
         raise Divergence(f"game {g.id} diverges at its opening: the history does not start with it ({opening})")

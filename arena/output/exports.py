@@ -15,7 +15,7 @@ from typing import Any
 
 import games as games_pkg
 from arena.output.brackets import Tournament, match_names
-from arena.output.views import GameEntry, game_entry, move_ms
+from arena.output.views import GameEntry, GameFailure, game_entry, move_ms
 from arena.results.moves import failure_where
 from arena.results.records import headline
 from arena.text import csv_cell
@@ -61,8 +61,9 @@ def league_seats(config: dict[str, Any]) -> int:
 
 def csv_row(row: dict[str, Any]) -> dict[str, Any]:
     ms = row["move_ms"]
-    fails = "; ".join(f"seat {f['seat']} {failure_where(f)}"
-                      + (f": {last_line(f['detail'])}" if last_line(f["detail"]) else "") for f in row["failures"])
+    listed = [GameFailure(**f) for f in row["failures"]]  # (the row is game_row's: GameFailure's fields)
+    fails = "; ".join(f"seat {f.seat} {failure_where(f)}" + (f": {last_line(f.detail)}" if last_line(f.detail) else "")
+                      for f in listed)
     flat = {**{k: row[k] for k in ("id", "finished", "game", "round", "seed", "moves", "actions", "duration_s")},
             "failures": fails,
             **{f"player_{s}": p for s, p in enumerate(row["players"])},

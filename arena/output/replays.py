@@ -111,6 +111,6 @@ def replay(g: StoredGame, cache: dict[str, Any], *, details: bool = True) -> dic
         return None
     return {"id": g.id, "game": g.game, "players": g.players, "returns": g.returns, "terminations": g.terminations,
             "result": result_text(g),
-            "failures": [{"seat": x["seat"], "reason": x["reason"], "move": failure_move(x),
-                          "detail": headline(x.get("detail", "")) if details else ""} for x in g.failures],
+            "failures": [{"seat": x.seat, "reason": str(x.reason), "move": failure_move(x),
+                          "detail": headline(x.detail) if details else ""} for x in g.failures],
             "frames": drawn}

@@ -374,8 +374,7 @@ def game_entry(g: StoredGame) -> GameEntry:
         id=g.id, finished=g.finished, game=g.game, base_game=g.base_game, round=g.round, seed=g.seed,
         schedule_key=g.schedule_key, players=g.players, bot_ids=g.seats, returns=g.returns,
         terminations=g.terminations,
-        failures=[GameFailure(f["seat"], g.players[f["seat"]], f["reason"], f["move_number"], f.get("detail", ""))
-                  for f in g.failures],
+        failures=[GameFailure(f.seat, g.players[f.seat], str(f.reason), f.move_number, f.detail) for f in g.failures],
         moves=len(g.move_seats), actions=len(g.history), wall_times=g.wall_times, duration=g.duration,
         result=result_text(g))
 
@@ -400,9 +399,9 @@ def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, 
                 else:
                     heapq.heappushpop(f.slowest_heap, item)
         for fail in g.failures:
-            facts[g.seats[fail["seat"]]].failures.append(
-                BotFailure(g.id, g.game, fail["seat"], fail.get("reason", "?"), failure_move(fail),
-                           fail.get("detail") or "", failure_where(fail)))
+            facts[g.seats[fail.seat]].failures.append(
+                BotFailure(g.id, g.game, fail.seat, str(fail.reason), failure_move(fail), fail.detail,
+                           failure_where(fail)))
         listing.append(game_entry(g))
         if seen is not None:
             seen(g)

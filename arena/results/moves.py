@@ -12,26 +12,32 @@ of the game (its index into the record's ``move_seats``, ``wall_times`` and ``cp
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Protocol
 
 CHANCE = "chance"
 OPENING = "opening"
 
 
-def failure_move(failure: Mapping[str, Any] | Any) -> int:
-    """The 1-based move number of a failure (a record's Failure or its stored dict)."""
-    index = failure.get("move_number", 0) if isinstance(failure, Mapping) else failure.move_number
-    try:
-        return int(index) + 1
-    except (TypeError, ValueError):
-        return 0
+class Placed(Protocol):
+    """A failure as any view holds it (a record's :class:`arena.results.records.Failure`, the game list's
+    :class:`arena.output.views.GameFailure`): its reason and history index."""
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def move_number(self) -> int: ...
 
 
-def failure_where(failure: Mapping[str, Any] | Any) -> str:
+def failure_move(failure: Placed) -> int:
+    """The 1-based move number of a failure."""
+    return failure.move_number + 1
+
+
+def failure_where(failure: Placed) -> str:
     """``crash at move 3``: a failure's reason and move, in the words every display uses."""
-    reason = failure.get("reason", "?") if isinstance(failure, Mapping) else failure.reason
-    return f"{reason} at move {failure_move(failure)}"
+    return f"{failure.reason} at move {failure_move(failure)}"
 
 
 class Movers:

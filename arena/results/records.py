@@ -6,6 +6,7 @@ replays exactly (``games.load(record.game)`` + ``record.history``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from copy import deepcopy
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
@@ -61,6 +62,30 @@ class Failure:
     """A short explanation, with the last lines of the bot's stderr for crashes."""
     substituted: int | None = None
     """With on_failure=random_move: the random action played instead; None when the bot lost."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Failure:
+        """A failure from its stored dict (:meth:`GameRecord.to_dict`'s ``failures``): the one decoder every reader
+        of a stored or sent failure goes through.
+
+        Tolerant of rows any arena wrote, or a hand edited (every one has a ``seat``): a missing ``detail``,
+        ``substituted`` or ``move_number`` takes its default, and a reason word that is no failure of
+        :data:`arena.results.outcome.FAILURES` (a newer arena's, a hand-edited store's) becomes
+        :attr:`Termination.CRASH` (the catch-all: the bot's game ended abnormally) with the word kept at the head of
+        ``detail`` (``stored reason 'oops', unknown to this arena``), so a reader never fails on it and nothing of
+        it is lost from view."""
+        word = str(data.get("reason", ""))
+        detail = str(data.get("detail") or "")
+        try:
+            reason = Termination(word)
+        except ValueError:
+            reason = Termination.NORMAL  # (not a failure: replaced just below)
+        if not reason.forfeit:
+            reason = Termination.CRASH
+            detail = f"stored reason {word!r}, unknown to this arena" + (f"; {detail}" if detail else "")
+        substituted = data.get("substituted")
+        return cls(int(data["seat"]), reason, int(data.get("move_number") or 0), detail,
+                   None if substituted is None else int(substituted))
 
 
 @dataclass
@@ -125,9 +150,10 @@ class GameRecord:
         if not isinstance(schema, int) or schema > RECORD_SCHEMA:
             raise RecordSchemaError(f"a game record of schema {schema!r}; this arena reads up to schema "
                                     f"{RECORD_SCHEMA}: upgrade arena")
-        # the words back to the type they travel as (a word no Termination has raises ValueError)
+        # the words back to the type they travel as (a termination no Termination has raises ValueError; a failure's
+        # reason is read as Failure.from_dict says)
         data["terminations"] = [Termination(t) for t in data.get("terminations", [])]
-        data["failures"] = [Failure(**{**f, "reason": Termination(f["reason"])}) for f in data.get("failures", [])]
+        data["failures"] = [Failure.from_dict(f) for f in data.get("failures", [])]
         return cls(**data)
 
 

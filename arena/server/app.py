@@ -625,7 +625,7 @@ def create_app(site: Site) -> ASGIApp:
         ids = {b.id for b in mine}
         games = store.games(lg.id, order="recent", limit=100, bot_id=mine[-1].id) if mine else []
         failures = [(g, f) for g in store.games(lg.id, order="recent", limit=500, bot_id=mine[-1].id)
-                    for f in g.failures if g.seats[f.get("seat", -1)] in ids] if mine else []
+                    for f in g.failures if g.seats[f.seat] in ids] if mine else []
         sent = next((s for s in subs if s.id == row_id(request.query_params.get("sent", ""))), None)
         same = tm.side_same_upload(store, lg.id, side, sent.digest, before=sent.id) if sent else None
         names = {a.id: a.name for a in side.members}

@@ -105,7 +105,7 @@ def routes(site: Any, kit: Kit) -> list[Route]:
         mine = tm.side_of(store, v.account).name
         own_bot = s.bot_id if mine == s.side else s.opponent_bot_id if mine == s.opponent else None
         failures = [(g, f) for g in tm.scrimmage_games(store, s) for f in g.failures
-                    if own_bot is not None and g.seats[f.get("seat", -1)] == own_bot]  # (only one's own tracebacks)
+                    if own_bot is not None and g.seats[f.seat] == own_bot]  # (only one's own tracebacks)
         return page("scrimmage.html", v, site, s=s, doc=doc, failures=failures[:50])
 
     def game_of(request: Request, store: Store, v: Any) -> tuple[Any, Any] | Response:

@@ -26,6 +26,7 @@ from arena.league.progress import describe, read_progress
 from arena.output.brackets import tournament
 from arena.output.views import Standing, batch_elo, percentile, standing, standings, verdict
 from arena.results.moves import failure_move
+from arena.results.records import Failure
 from arena.text import shown
 from arena.tui.bracket import bracket_text
 from arena.tui.format import excerpt, histogram
@@ -179,7 +180,7 @@ class ReplayData:
     players: list[str]
     returns: list[float]
     terminations: list[str]
-    failures: list[dict[str, Any]]
+    failures: list[Failure]
     wall_times: list[float] = field(default_factory=list)
     """Seconds of each bot move, in order (chance outcomes have none)."""
     moves: int = 0
@@ -472,7 +473,7 @@ class StoreReader:
             mine = {seat for seat, b in enumerate(g.seats) if b == bot_id}
             if opponent is not None and opponent not in g.seats:
                 continue
-            if failed and not any(f.get("seat") in mine for f in g.failures):
+            if failed and not any(f.seat in mine for f in g.failures):
                 continue
             out.append(game_row(g, labels, moves=len(g.move_seats)))
         out.reverse()
@@ -510,9 +511,8 @@ class StoreReader:
             mine = {seat for seat, b in enumerate(g.seats) if b == bot_id}
             times.extend(t for s, t in zip(g.move_seats, g.wall_times) if s in mine)
             for f in g.failures:
-                if f.get("seat") in mine:
-                    failures.append((g.id, shown(f.get("reason", "?")), failure_move(f),
-                                     excerpt(shown(f.get("detail", ""), lines=True))))
+                if f.seat in mine:
+                    failures.append((g.id, shown(f.reason), failure_move(f), excerpt(shown(f.detail, lines=True))))
         times.sort()
         pct = {f"p{q}": float(percentile(times, q) or 0.0) for q in (50, 90, 99)} if times else {}
         if times:

@@ -175,7 +175,7 @@ class ReplayScreen(Screen[None]):
                 out.append("unfinished\n", style="bold")
             out.append(f"end: {reason_text(self.data.terminations)}\n")
             for f in self.data.failures:  # a bot's own text: shown escaped
-                detail = [ln for ln in shown(f.get("detail", ""), lines=True).splitlines() if ln.strip()]
+                detail = [ln for ln in shown(f.detail, lines=True).splitlines() if ln.strip()]
                 out.append(f"{shown(failure_where(f))}\n", style="red")
                 if detail:
                     out.append(detail[-1].strip() + "\n", style="grey62")

@@ -8,6 +8,8 @@ import trueskill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.results.outcome import Termination
+from arena.results.records import Failure
 from leaderboards.ratings import (
     ALL,
     RatedGame,
@@ -89,7 +91,8 @@ def test_leaderboard_order_is_by_mu_minus_three_sigma():
 
 def test_a_substituted_move_counts_as_a_failure_once_per_game():
     rater = Rater()
-    failures = [{"seat": 1, "reason": "timeout"}, {"seat": 1, "reason": "timeout"}, {"seat": 1, "reason": "illegal"}]
+    failures = [Failure(1, Termination.TIMEOUT, 3), Failure(1, Termination.TIMEOUT, 5),
+                Failure(1, Termination.ILLEGAL, 7)]
     rater.apply(RatedGame("a", "nim", (1, 2), [1.0, -1.0], ["normal", "normal"], failures))
     bot = rater.get(ALL, 2)
     assert (bot.timeouts, bot.illegal, bot.failures) == (1, 1, 2)

@@ -211,7 +211,7 @@ def test_a_zipped_comp424_checkout_submitted_on_the_web_is_validated_and_plays(t
             played = store.games(1, bot_id=alice.id)
             assert len(played) == 2 * 2  # against random and mc, both seats
             assert all(g.game.startswith("colosseum") for g in played)
-            assert not any(f["seat"] == g.seats.index(alice.id) for g in played for f in g.failures), played
+            assert not any(f.seat == g.seats.index(alice.id) for g in played for f in g.failures), played
     finally:
         assert server.stop() == 143
 

@@ -139,7 +139,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[int, s
         crashed = next(g for g in games if g.failures)
         players = list(crashed.players)
         players[0] = "sur\ud800" + players[0]
-        failures = [dict(f, detail=f["detail"] + "\nlast line \ud800\x1b[2J") for f in crashed.failures]
+        failures = [dict(vars(f), detail=f.detail + "\nlast line \ud800\x1b[2J") for f in crashed.failures]
         tamper(store, crashed.id, players=players, failures=failures)
     return d, result
 

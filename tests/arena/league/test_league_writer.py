@@ -341,7 +341,7 @@ def test_a_game_stored_from_its_worker_s_columns_is_the_row_the_writer_would_hav
             stored = store.games(league.id)[0]
     assert rows[0] == rows[1]
     assert rows[0][0][0][5] == "[1.0, -1.0]"  # returns stored as floats, as before
-    assert stored.players == record.players and stored.failures[0]["detail"] == "slow\x00"
+    assert stored.players == record.players and stored.failures[0].detail == "slow\x00"
 
 
 @pytest.mark.parametrize("columns", [None, ["[]"] * len(records.STORED_JSON), ("[]",), ("[]",) * 8 + (1,)])

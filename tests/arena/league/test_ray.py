@@ -152,7 +152,7 @@ def test_a_league_on_a_two_node_cluster_equals_the_local_run(cluster, tmp_path):
     games_local, ratings_local = stored(tmp_path / "local.sqlite", "ray")
     assert games_ray == games_local
     assert ratings_ray == ratings_local
-    snooped = [f["detail"] for g in games_ray.values() for f in g[6]]
+    snooped = [f.detail for g in games_ray.values() for f in g[6]]
     assert snooped and all(secret not in d and "listed" not in d and "read b" not in d for d in snooped), snooped[:1]
     assert all(g[8] == [] and "uid" in g[7] for g in games_ray.values())
 

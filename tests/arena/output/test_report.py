@@ -393,7 +393,7 @@ def test_a_public_replay_carries_no_traceback_of_anyone_s(league):
     from arena.output.replays import replay, script_json
     d, _, _ = league
     with Store.open(d / "results" / "course.sqlite", readonly=True) as store:
-        failed = next(g for g in store.games(1) if any("third move trouble" in f.get("detail", "") for f in g.failures))
+        failed = next(g for g in store.games(1) if any("third move trouble" in f.detail for f in g.failures))
     assert "third move trouble" in script_json(replay(failed, {}))
     public = replay(failed, {}, details=False)
     assert public is not None and public["failures"] and "third move trouble" not in script_json(public)

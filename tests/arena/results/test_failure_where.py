@@ -216,11 +216,11 @@ def test_a_failure_is_the_same_move_number_in_every_display(opened):
     d, games = opened
     for g in games[:2]:
         f = g.failures[0]
-        n = f["move_number"] + 1
+        n = f.move_number + 1
         lines, text = _replay_lines(d, g.id)
         # the move played in the failing bot's place is the replay's line n, by the failing seat
-        assert lines[n].startswith(f"seat {f['seat']} "), (n, lines)
-        assert f"({f['substituted']})" in lines[n]
+        assert lines[n].startswith(f"seat {f.seat} "), (n, lines)
+        assert f"({f.substituted})" in lines[n]
         assert f"illegal at move {n}" in text
         export = arena(d, "export", "games", "--db", "o.sqlite", "--csv")
         assert export.returncode == 0, export.stderr
@@ -230,11 +230,11 @@ def test_a_failure_is_the_same_move_number_in_every_display(opened):
     assert report.returncode == 0, report.stderr
     twice = next(b for b in games[0].seats if games[0].players[games[0].seats.index(b)] == "twice")
     page = (d / "site" / "bots" / f"bot-{twice}.html").read_text()
-    assert f"illegal at move {games[0].failures[0]['move_number'] + 1}" in page
+    assert f"illegal at move {games[0].failures[0].move_number + 1}" in page
     data = (d / "site" / "data" / "replays-0.js").read_text()
     replays = json.loads(data[data.index("{"):data.rindex("}") + 1])
     shown = replays[str(games[0].id)]
-    assert shown["failures"][0]["move"] == games[0].failures[0]["move_number"] + 1
+    assert shown["failures"][0]["move"] == games[0].failures[0].move_number + 1
     assert [fr.get("opening", False) for fr in shown["frames"][1:4]] == [True, True, False]
     assert shown["frames"][1]["ms"] is None and shown["frames"][3]["ms"] == round(1000 * games[0].wall_times[0], 1)
 

@@ -20,6 +20,7 @@ from arena.commands.match import totals
 from arena.output import views
 from arena.results import records
 from arena.results.outcome import COUNTERS, FAILURES, SEAT_TERMINATIONS, Termination
+from arena.results.records import Failure
 from leaderboards import ratings, schema
 from leaderboards.ratings import BotRating, RatedGame, Rater
 
@@ -84,7 +85,7 @@ def test_each_failure_counts_in_its_own_counter() -> None:
         rater = Rater()
         rater.apply(RatedGame("k", "nim", [1, 2], [-1.0, 1.0], [str(reason), "normal"]))
         rater.apply(RatedGame("l", "nim", [1, 2], [1.0, -1.0], ["normal", "normal"],
-                              [{"seat": 0, "reason": str(reason)}]))
+                              [Failure(0, reason, 0)]))
         counts = rater.get(ratings.ALL, 1).as_dict()
         assert {c: counts[c] for c in COUNTERS} == {c: 2 if c == reason.counter else 0 for c in COUNTERS}
         assert rater.get(ratings.ALL, 1).failures == 2
