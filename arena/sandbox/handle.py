@@ -90,16 +90,17 @@ class ProcessHandle:
             time.sleep(seconds)
 
     def close(self) -> None:
-        """Kills the tree, removes the cgroups and frees the uid slot (once)."""
+        """Kills the tree, gives back the cgroups (emptied: pooled for the next bot or removed) and frees the uid
+        slot (once)."""
         if self._closed:
             return
         self._closed = True
         self.kill()
         # Its uid may go to the next bot without a look through /proc only when its processes are known gone:
         # the process reaped (with a PID namespace, its init: the kernel ends the namespace with it) and the
-        # cgroups emptied and removed.
+        # cgroups emptied (and cleaned for the pool, or removed).
         gone = self.proc is None or self.proc.poll() is not None
         if self.cg is not None:
-            gone = self.cg.destroy() and gone
+            gone = self.cg.release() and gone
         if self.slot is not None:
             self.slot.release(clean=gone)

@@ -1,7 +1,6 @@
 """``Sandbox``: starts bot processes with every layer this machine offers (see :mod:`arena.sandbox.check`)."""
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import resource
@@ -12,9 +11,6 @@ from typing import Any
 from arena.limits import MAX_DECISIONS, Limits
 from arena.sandbox import cgroups, check, slots, spawn, zygote
 from arena.sandbox.cgroups import BotCgroup
-
-_counter = itertools.count()
-_lock = threading.Lock()
 
 # Thread pools of numeric libraries would blow RLIMIT_AS and the process limit: one thread each.
 BOT_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/bot", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
@@ -142,11 +138,9 @@ class Sandbox:
         slot = slots.acquire(start=os.getpid() % 64) if self.use_uid else None
         group = None
         try:
-            if self.use_cgroups:
-                with _lock:
-                    name = f"bot-{os.getpid()}-{next(_counter)}"
-                group = BotCgroup.create(name, self.limits.memory_mb << 20, self.limits.max_processes,
-                                         None if self.cpu is None else {self.cpu})
+            if self.use_cgroups:  # (an emptied group of an earlier bot where one is pooled)
+                group = BotCgroup.acquire(self.limits.memory_mb << 20, self.limits.max_processes,
+                                          None if self.cpu is None else {self.cpu})
             bot_path = os.path.abspath(bot["path"]) if bot["kind"] == "file" else None
             plan = spawn.make_plan(self.mode, slot.uid if slot else os.getuid(), bot_path,
                                    group.join_paths() if group else [],

@@ -17,6 +17,7 @@ own prefix is bound back at its original path.
 """
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import select
@@ -134,33 +135,42 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
         if not bot_files.is_materialized(bot_dir):
             raise OSError(f"{bot_path} is not in a bot snapshot; a bot is shown only its own snapshot")
     plan = Plan(mode=mode, uid=uid, gid=uid, cgroup_procs=cgroup_procs, rlimits=rlimits)
-    trees = runtime_trees()
-    sys_paths, links = system_trees()
     if mode in ("root", "userns"):
         plan.mount_ns = plan.net_ns = True
         plan.new_root = NEW_ROOT or os.path.join(_user_runtime_dir(), "root")
         os.makedirs(plan.new_root, mode=0o755, exist_ok=True)
         # The narrowed runtime (arena.sandbox.runtime: only what bots load, every page held in the page
         # cache by this process), plus the four /dev nodes; Landlock keeps the coarse trees as a second wall.
-        view = bot_runtime(hold=True)
-        kept = list(view.binds) + [(p, p, False) for p, d in sys_paths if p in DEV_NODES]
-        plan.read_paths = [p for p, _ in sys_paths] + trees
-        for _, t, _ in view.binds:  # and what lies outside those (parents come first)
-            if not any(t == c or t.startswith(c.rstrip("/") + "/") for c in plan.read_paths):
-                plan.read_paths.append(t)
+        binds, read_paths, symlinks = _runtime_plan(bot_runtime(hold=True))
+        plan.binds, plan.read_paths, plan.symlinks = list(binds), list(read_paths), list(symlinks)
         if bot_dir:
-            kept.append((bot_dir, "/bot", True))
+            plan.binds.append((bot_dir, "/bot", True))
             plan.bot_dir_inside = "/bot"
             plan.read_paths.append("/bot")
-        plan.binds = kept
-        plan.symlinks = links
     else:
+        trees = runtime_trees()
+        sys_paths, links = system_trees()
         plan.read_paths = trees + [p for p, _ in sys_paths]
         plan.read_paths += [os.path.join(os.path.dirname(l), t) for t, l in links]
         if bot_dir:
             plan.read_paths.append(bot_dir)
             plan.bot_dir_inside = bot_dir
     return plan
+
+
+@functools.lru_cache(maxsize=4)
+def _runtime_plan(view: runtime.View) -> tuple[tuple[tuple[str, str, bool], ...], tuple[str, ...],
+                                              tuple[tuple[str, str], ...]]:
+    """The part of every bot's plan that comes from the runtime view: (binds, read paths, symlinks), worked out
+    once per view (a bot's start paid ~1 ms of the referee's CPU for it: the read paths are a quadratic walk)."""
+    trees = runtime_trees()
+    sys_paths, links = system_trees()
+    kept = list(view.binds) + [(p, p, False) for p, d in sys_paths if p in DEV_NODES]
+    read_paths = [p for p, _ in sys_paths] + trees
+    for _, t, _ in view.binds:  # and what lies outside those (parents come first)
+        if not any(t == c or t.startswith(c.rstrip("/") + "/") for c in read_paths):
+            read_paths.append(t)
+    return tuple(kept), tuple(read_paths), tuple(links)
 
 
 def _user_runtime_dir() -> str:
