@@ -10,6 +10,7 @@ import click
 import games as games_pkg
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
+from arena.output.views import result_text
 from arena.referee.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.referee.loop import sample_chance, substitute_move
 from arena.results.moves import CHANCE, OPENING, Movers, failure_where
@@ -66,10 +67,8 @@ def replay(game_id: int | None, db: str | None, verify: bool, no_board: bool, le
 def list_games(db: str, league_name: str | None, last: int) -> None:
     with Store.open(db, readonly=True) as store:  # a viewer: never writes (nor migrates)
         league = store.find_league(league_name)
-        for g in reversed(store.games(league.id, order="recent", limit=last)):
-            result = " ".join(f"{shown(p)}:{r:+g}" + ("" if t == "normal" else f"({shown(t)})")
-                              for p, r, t in zip(g.players, g.returns, g.terminations))
-            click.echo(f"{g.id:6d}  {shown(g.game):32s}  {result}")
+        for g in reversed(store.games(league.id, order="recent", limit=last)):  # (the report's words for a result)
+            click.echo(f"{g.id:6d}  {shown(g.game):32s}  {shown(result_text(g))}")
 
 
 def print_game(g: StoredGame, league: str, *, board: bool = True) -> None:

@@ -21,8 +21,8 @@ from arena.results.records import headline
 from arena.text import csv_cell
 from leaderboards.store import Store
 
-CSV_FIELDS = ("id", "finished", "game", "round", "seed", "failures", "moves", "actions", "move_ms_p50", "move_ms_p90",
-              "move_ms_p99", "move_ms_max", "duration_s")
+CSV_FIELDS = ("id", "finished", "game", "round", "seed", "result", "failures", "moves", "actions", "move_ms_p50",
+              "move_ms_p90", "move_ms_p99", "move_ms_max", "duration_s")
 """Columns of ``--csv``, then per seat N: ``player_N``, ``return_N``, ``termination_N`` (as many seats as the
 league's largest game has; empty for a game with fewer)."""
 SEAT_FIELDS = ("player", "return", "termination")
@@ -39,7 +39,8 @@ def game_row(g: GameEntry) -> dict[str, Any]:
     return {
         "id": g.id, "finished": iso(g.finished), "game": g.game, "base_game": g.base_game, "round": g.round,
         "seed": g.seed, "schedule_key": g.schedule_key, "players": g.players, "bot_ids": g.bot_ids,
-        "returns": g.returns, "terminations": g.terminations, "failures": [asdict(f) for f in g.failures],
+        "returns": g.returns, "terminations": g.terminations, "result": g.result,
+        "failures": [asdict(f) for f in g.failures],
         "moves": g.moves, "actions": g.actions, "move_ms": move_ms(g.wall_times), "duration_s": round(g.duration, 3),
     }
 
@@ -64,7 +65,8 @@ def csv_row(row: dict[str, Any]) -> dict[str, Any]:
     listed = [GameFailure(**f) for f in row["failures"]]  # (the row is game_row's: GameFailure's fields)
     fails = "; ".join(f"seat {f.seat} {failure_where(f)}" + (f": {last_line(f.detail)}" if last_line(f.detail) else "")
                       for f in listed)
-    flat = {**{k: row[k] for k in ("id", "finished", "game", "round", "seed", "moves", "actions", "duration_s")},
+    flat = {**{k: row[k] for k in ("id", "finished", "game", "round", "seed", "result", "moves", "actions",
+                                   "duration_s")},
             "failures": fails,
             **{f"player_{s}": p for s, p in enumerate(row["players"])},
             **{f"return_{s}": r for s, r in enumerate(row["returns"])},

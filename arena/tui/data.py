@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,36 +54,26 @@ class Unavailable(Exception):
         """The store's leagues, when the problem is an unknown league name (so the picker can still work)."""
 
 
-EloCell = tuple[float | None, float | None, float | None, int | None]
-"""(elo, low, high, group) of a bot; all None: unrated (no games)."""
-
-
 @dataclass(frozen=True)
-class LeaderRow:
-    """One leaderboard line: a :class:`arena.output.views.Standing` as the dashboard shows it (its label shown, its
-    failures one count), with the trend sparkline on top."""
+class LeaderRow(Standing):
+    """One leaderboard line: the CLI's, exports' and server's :class:`arena.output.views.Standing` (its batch Elo
+    filled once fitted: ``fitted``), with the trend sparkline on top. Nothing of the row is restated here."""
 
-    bot_id: int
-    label: str
-    status: str
-    mu: float
-    sigma: float
-    exposed: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    failures: int
     trend: tuple[float, ...] = ()
     """mu - 3 sigma after each of the bot's rated games, oldest first."""
-    elo: EloCell | None = None
-    """The batch Elo, its 95% interval and the bot's tied group (leaderboards/elo.py), all None for a bot without
-    games (unrated); None until computed."""
 
     @classmethod
     def of(cls, row: Standing, trend: tuple[float, ...] = ()) -> LeaderRow:
-        return cls(row.bot_id, shown(row.bot), row.status, row.mu, row.sigma, row.exposed, row.games, row.wins,
-                   row.draws, row.losses, row.failures, trend)
+        return cls(**{f.name: getattr(row, f.name) for f in fields(Standing)}, trend=trend)
+
+    @property
+    def label(self) -> str:
+        """The bot's label as the terminal shows it (:func:`arena.text.shown`: a bot's name is its author's text)."""
+        return shown(self.bot)
+
+    def standing(self) -> Standing:
+        """The row without its trend: what the CLI prints for the bot."""
+        return Standing(**{f.name: getattr(self, f.name) for f in fields(Standing)})
 
 
 @dataclass(frozen=True)
@@ -406,7 +396,7 @@ class StoreReader:
                 for r in standings(store, league.id, scope=scope, dashboard=True)]
         bots = {b.id: b for b in store.bots(league.id)}
         elo = self._batch_elo(store, league.id, scope, rows)
-        rows = [replace(r, elo=elo.get(r.bot_id)) for r in rows]
+        rows = [replace(r, fitted=True, **elo[r.bot_id]) for r in rows]  # (views.with_elo's, from the cached fit)
         labels = {b.id: shown(b.label) for b in bots.values()}
         games = [game_row(g, labels) for g in store.recent_games(league.id, scope, limit or RECENT_GAMES)]
         if h2h:
@@ -435,12 +425,12 @@ class StoreReader:
         return None if t is None else bracket_text(t)
 
     _elo_for: tuple[Any, ...] = ()
-    _elo_cells: dict[int, EloCell] = {}  # noqa: RUF012 - replaced, never mutated
+    _elo_cells: dict[int, dict[str, Any]] = {}  # noqa: RUF012 - replaced, never mutated
     _elo_at = 0.0
     _elo_cost = 0.0
 
     def _batch_elo(self, store: Store, league_id: int, scope: str,
-                   rows: list[LeaderRow]) -> dict[int, EloCell]:
+                   rows: list[LeaderRow]) -> dict[int, dict[str, Any]]:
         """The batch Elo of the rows' bots, refitted when the games changed, but while games keep coming at most once
         per ten times its own cost (100,000 games take about a second to fit)."""
         key = (league_id, scope, tuple(r.bot_id for r in rows))
@@ -449,8 +439,7 @@ class StoreReader:
         if fresh and (count == self._elo_for[3] or time.monotonic() - self._elo_at < 10 * self._elo_cost):
             return self._elo_cells
         started = time.monotonic()  # (numpy loads here, on the poller's thread, the first time)
-        fitted = batch_elo([r.bot_id for r in rows], store.outcomes(league_id, scope))
-        self._elo_cells = {b: (f["elo"], f["elo_low"], f["elo_high"], f["group"]) for b, f in fitted.items()}
+        self._elo_cells = batch_elo([r.bot_id for r in rows], store.outcomes(league_id, scope))
         self._elo_for, self._elo_at = (*key, count), time.monotonic()
         self._elo_cost = self._elo_at - started
         return self._elo_cells

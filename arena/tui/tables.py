@@ -221,12 +221,12 @@ class LiveTable(DataTable):
 
 def elo_cells(row: LeaderRow) -> list[Cell]:
     """The batch Elo with its 95% interval, and the tied group (bots whose intervals overlap; docs/ratings.md)."""
-    if row.elo is None:
+    if not row.fitted:  # (not fitted yet)
         return [right("-", "dim"), right("-", "dim")]
-    elo, low, high, group = row.elo
+    text, group = elo_text(row.elo, row.elo_low, row.elo_high), row.group
     if group is None:  # no games: unrated, no interval and no group claimed
-        return [right(elo_text(elo, low, high), "dim"), right("-", "dim")]
-    return [right(elo_text(elo, low, high)), right(f"g{group}", "dim" if group > 1 else "")]
+        return [right(text, "dim"), right("-", "dim")]
+    return [right(text), right(f"g{group}", "dim" if group > 1 else "")]
 
 
 class LeaderboardTable(LiveTable):
