@@ -9,8 +9,10 @@ read for their ``import``/``cimport`` lines.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -242,3 +244,31 @@ def test_nothing_names_the_development_folder() -> None:
             if OUTSIDE_NAMES.search(line):
                 named.append(f"{path.relative_to(ROOT)}:{line_number}: {line.strip()[:100]}")
     assert not named, "names a file outside the repository:\n" + "\n".join(named)
+
+
+STORE_MUST_NOT_LOAD = ("arena.referee.loop", "arena.referee.sandboxed", "arena.sandbox", "arena.league", "bots")
+"""What opening the store has no use for: the game loop, the sandbox, leagues, the bot registry (issue 34 §4)."""
+
+
+def test_importing_the_store_loads_its_foundations_only() -> None:
+    """``import leaderboards.store`` (every reader of results: the dashboard, ``arena leaderboard``, the report)
+    loads no game loop and no bot registry: arena's package runs no import of its own (``arena.play`` is lazy).
+    Measured in a fresh interpreter."""
+    code = ("import json, sys\nimport leaderboards.store\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('arena', 'bots', 'games', "
+            "'leaderboards'))))\n")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                       cwd=ROOT).stdout)
+    assert "leaderboards.store" in loaded
+    assert [m for m in loaded if any(_within(m, p) for p in STORE_MUST_NOT_LOAD)] == []
+    arena_modules = [m for m in loaded if _within(m, "arena")]
+    print(f"import leaderboards.store loads {len(arena_modules)} arena modules: {arena_modules}")
+    assert all(any(_within(m, p) for p in ("arena", *FOUNDATION)) for m in arena_modules)
+
+
+def test_arena_play_is_the_function_however_it_is_reached() -> None:
+    """``arena.play`` (lazy) is the referee loop's function, before and after its module is imported."""
+    code = ("import arena\nfirst = arena.play\nimport arena.referee.loop\nfrom arena import play\n"
+            "assert first is play is arena.referee.loop.play and callable(play), (first, play)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
