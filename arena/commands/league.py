@@ -131,8 +131,8 @@ def status(config: str, db: str | None) -> None:
 
     # start-up: the league schema (pydantic) only when a league file is read
     from arena.league.config import TOURNAMENTS, load_config
+    from arena.league.planning import plan
     from arena.league.progress import read_progress
-    from arena.league.runner import plan
     from arena.tournament.progress import current
     from leaderboards import lock
     cfg = load_config(config)

@@ -1,5 +1,5 @@
 """The Ray backend: games run as Ray tasks on a cluster; results stream back to the one writer
-(:mod:`arena.league.runner`).
+(:mod:`arena.league.runner`, through :mod:`arena.league.backends`).
 
 A task carries a batch of games (game spec, seed, limits, built-in specs) and the ObjectRefs of the bot
 snapshots they need: each snapshot is put into Ray's object store once per league, fetched by the node that
@@ -232,9 +232,11 @@ class RayBackend:
         self.lost: list[str] = []
         """Why each lost batch was lost (it was played again, or given up: ``gave_up``)."""
         self.gave_up: list[str] = []
+        self.ready = 0  # (:class:`arena.league.backends.Backend`: a batch's results are yielded one at a time)
+        self.columns: dict[str, tuple[str, ...]] = {}  # (records only: the writer encodes them for the store)
 
     def execute(self, tasks: Iterator[Task], tick: float | None = None) -> Iterator[tuple[Task, TaskResult] | None]:
-        """See :class:`arena.league.runner.Backend`: batches of games as Ray tasks, a hung one played again."""
+        """See :class:`arena.league.backends.Backend`: batches of games as Ray tasks, a hung one played again."""
         running: dict[Any, tuple[list[Task], int, float | None]] = {}  # ref -> (batch, attempt, deadline)
         retry: list[tuple[list[Task], int]] = []
         exhausted = False

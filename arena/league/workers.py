@@ -252,7 +252,7 @@ class LocalBackend:
             raise
 
     def execute(self, tasks: Iterator[Task], tick: float | None = None) -> Iterator[tuple[Task, TaskResult] | None]:
-        """See :class:`arena.league.runner.Backend`: one game per worker at a time."""
+        """See :class:`arena.league.backends.Backend`: one game per worker at a time."""
         idle = list(reversed(self.workers))
         exhausted = False
         waiting: deque[int] = deque()  # result fds the last select() found readable, not yet read

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.league.config import LeagueConfig, parse_config
-from arena.league.runner import stored_config
+from arena.league.planning import stored_config
 from arena.tournament import finals
 from arena.tournament.progress import current, is_tournament
 from leaderboards.schema import League

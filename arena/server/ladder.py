@@ -7,13 +7,13 @@ Two loops share the store (each with its own connection; SQLite's WAL lets the w
   ``arena submit``) in a worker process of its own, and either refuses it (reason + the bot's traceback) or
   enters it as the account's next bot version (``Store.upsert_bot``, origin ``submit``: probation lifted, the
   old version retired). A refused bot is never entered, so it never plays.
-- :func:`run_ladder` (the main thread, under the store's runner lock like ``arena league run``): passes of the
-  league runner (:func:`arena.league.runner._run`), each playing the league's schedule for the bots entered
-  so far, i.e. only the games still missing. A pass ends when its games are played, or early when a bot is
-  entered (no new game starts, those in flight are stored); the next one starts when a bot was entered or
-  withdrawn, and plays the newcomer's first-round games first (keys sort round first). The schedule's keys never
-  change when bots are added (a new bot only adds tables), the store takes a key once, so a submission while games
-  are in flight loses and doubles nothing, and a killed server's next start plays exactly the missing games.
+- :func:`run_ladder` (the main thread, under the store's runner lock like ``arena league run``): passes of the league
+  runner (:func:`arena.league.runner.run_pass`, which ``arena league run`` calls too), each playing the league's
+  schedule for the bots entered so far, i.e. only the games still missing. A pass ends when its games are played, or
+  early when a bot is entered (no new game starts, those in flight are stored); the next one starts when a bot was
+  entered or withdrawn, and plays the newcomer's first-round games first (keys sort round first). The schedule's keys
+  never change when bots are added (a new bot only adds tables), the store takes a key once, so a submission while
+  games are in flight loses and doubles nothing, and a killed server's next start plays exactly the missing games.
 """
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.league import runner as league_runner
 from arena.league.config import LeagueConfig
-from arena.league.runner import RunSummary
+from arena.league.planning import stored_config, take_snapshots
+from arena.league.runner import run_pass
+from arena.league.signals import Interrupted, stop_on_signals
+from arena.league.summary import RunSummary
 from arena.league.task import Task, TaskFailure
 from arena.league.workers import LocalBackend
 from arena.sandbox.bot_files import worker_files
@@ -217,10 +219,10 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
     scrimmager: Scrimmager | None = None
     entered = threading.Event()
     try:
-        with league_runner._stop_on_signals(), lock.acquire(db, "arena serve"), Store.open(db, create=True) as store, \
+        with stop_on_signals(), lock.acquire(db, "arena serve"), Store.open(db, create=True) as store, \
                 worker_files():
-            snapshots = league_runner.take_snapshots(config)
-            league = store.ensure_league(config.name, league_runner.stored_config(store, config))
+            snapshots = take_snapshots(config)
+            league = store.ensure_league(config.name, stored_config(store, config))
             acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
             validator = Validator(store, config, league.id, entered)
             validator.start()
@@ -242,10 +244,10 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 try:
                     if final is not None:
                         summary = RunSummary(final.name, db)
-                        league_runner._run(store, final, {}, summary, n, "local", None, None)
+                        # (no file of its own: the final's field is copied from the ladder's stored bots)
+                        run_pass(store, final, summary, concurrency=n, snapshots={})
                     else:
-                        league_runner._run(store, config, snapshots, summary, n, "local", None, None,
-                                           yield_to=entered)
+                        run_pass(store, config, summary, concurrency=n, snapshots=snapshots, yield_to=entered)
                 except OSError as exc:  # out of open files (starting a worker): this pass again, a little later
                     if not out_of_files(exc):
                         raise
@@ -263,7 +265,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                           f"retried in {RETRY:g} s", file=sys.stderr, flush=True)
                 while not entered.wait(RETRY if unplayed else 1.0) and not unplayed:
                     pass
-    except league_runner.Interrupted as stop:
+    except Interrupted as stop:
         summary.interrupted = stop.name
     finally:
         if validator is not None:

@@ -4,7 +4,7 @@ A side is a team or an account in no team (:mod:`leaderboards.teams`). A request
 of games (1 to :data:`MAX_GAMES`); each side may ask :data:`PER_HOUR` an hour. The games are played by
 :class:`Scrimmager`, a thread of ``arena serve`` with one sandboxed worker process of its own (the
 :class:`arena.league.workers.LocalBackend` the ladder and the validator use, each game a
-:func:`arena.league.runner.make_task` as the ladder's are), one scrimmage at a time, oldest first, so a queue of
+:func:`arena.league.planning.make_task` as the ladder's are), one scrimmage at a time, oldest first, so a queue of
 scrimmages never holds up the ladder's games, the validator or a page. Games alternate the seats (each game of the
 league that both bots play, from both seats, in turn) and are stored in ``scrimmage_games``, never in ``games``: the
 ladder's ratings, schedule and leaderboard never read them. A server stopped mid-scrimmage plays its missing games
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.league.runner import make_task, task_limits
+from arena.league.planning import make_task, task_limits
 from arena.league.schedule import Fixture
 from arena.league.task import Task, TaskFailure, TaskResult
 from arena.league.workers import LocalBackend

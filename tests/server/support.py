@@ -201,7 +201,7 @@ def wait_idle(work: Path, limit: float = 120) -> int:
     """Until no submission is queued or validating and every game of the league's schedule for its bots is
     stored; returns the games stored."""
     from arena.league.config import load_config
-    from arena.league.runner import missing, plan
+    from arena.league.planning import missing, plan
     from leaderboards.store import Store
     cfg = load_config(str(work / "l.toml"))
     deadline = time.time() + limit

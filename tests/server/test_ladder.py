@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import load_config
-from arena.league.runner import plan
+from arena.league.planning import plan
 from leaderboards import accounts as acc
 from leaderboards.store import Store
 from tests.server.support import ARENA, LEAGUE, PLAIN, Client, Server, accounts, make_league, wait_idle

@@ -74,14 +74,15 @@ def test_a_yield_ends_an_adaptive_run_without_deciding_batches_it_never_played(t
     decision (least of all a stop) made from games that were never played (it decided every later batch before)."""
     import threading
 
-    from arena.league import runner
+    from arena.league import planning, runner
     from arena.league.config import load_config
+    from arena.league.summary import RunSummary
     cfg = load_config(write(tmp_path / "league.toml", LEAGUE.format()))
     entered = threading.Event()
-    summary = runner.RunSummary(cfg.name, tmp_path / "ad.sqlite")
+    summary = RunSummary(cfg.name, tmp_path / "ad.sqlite")
     with Store.open(tmp_path / "ad.sqlite", create=True) as store:
-        runner._run(store, cfg, runner.take_snapshots(cfg), summary, 1, "local", None,
-                    lambda *_: entered.set(), yield_to=entered)  # a bot enters as the first game is stored
+        runner.run_pass(store, cfg, summary, concurrency=1, snapshots=planning.take_snapshots(cfg),
+                        progress=lambda *_: entered.set(), yield_to=entered)  # a bot enters as the first game is stored
         league = store.find_league("ad")
         decisions, games = store.decisions(league.id), store.count_games(league.id)
     assert summary.yielded and games == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import runner
+from arena.league import planning
 from arena.league.config import parse_config
 from arena.limits import Limits
 from arena.referee.sandboxed import describe_bot, play_game
@@ -39,15 +39,15 @@ first_move_time = 9.0
 
 def test_a_task_carries_typed_limits_and_its_wire_form_round_trips(tmp_path: Path) -> None:
     config = parse_config(tomllib.loads(LEAGUE), base=tmp_path)
-    limits = runner.task_limits(config)
+    limits = planning.task_limits(config)
     assert all(type(v) is Limits for v in limits.values())
     assert limits[False] == config.limits.with_(trusted=False) and limits[True].trusted
     with Store.open(tmp_path / "s.sqlite", create=True) as store:
         league = store.ensure_league(config.name, config.to_dict())
-        runner.sync_bots(store, league.id, config)
+        planning.sync_bots(store, league.id, config)
         bots = {b.id: b for b in store.bots(league.id)}
-        fixture = runner.plan(store, league.id, config)[0]
-    task = runner.make_task(fixture, bots, config, limits=limits)
+        fixture = planning.plan(store, league.id, config)[0]
+    task = planning.make_task(fixture, bots, config, limits=limits)
     assert type(task.limits) is Limits and task.limits.move_time == 1.5 and task.limits.first_move_time == 9.0
     # the process edge (a worker's pipe frame, a Ray task) pickles the task: the same typed limits come back
     back = pickle.loads(pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))

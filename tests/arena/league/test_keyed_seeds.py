@@ -6,7 +6,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.league.config import load_config
-from arena.league.runner import keyed_seeds, stored_config
+from arena.league.planning import keyed_seeds, stored_config
 from arena.league.schedule import game_seed, keyed_seed
 from leaderboards.store import Store
 from tests.league_files import league_toml

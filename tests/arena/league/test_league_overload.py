@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from arena.errors import MachineOverloadedError
-from arena.league import runner
+from arena.league import backends, runner
 from arena.league import task as task_module
 from arena.league.config import parse_config
 from arena.limits import Limits
@@ -21,8 +21,8 @@ def test_play_task_reports_an_overload_distinctly(monkeypatch: pytest.MonkeyPatc
     def starved(*args: Any, **kwargs: Any) -> Any:
         raise MachineOverloadedError("machine overloaded: bot waited 2.1 s for a CPU during a 1 s move")
     monkeypatch.setattr(task_module, "_referee", lambda: starved)
-    task = runner.Task("k", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), 1, Limits(), "lose")
-    result = runner.play_task(task)
+    task = task_module.Task("k", "nim", 0, (1, 2), ("random", "greedy"), ("a", "b"), 1, Limits(), "lose")
+    result = task_module.play_task(task)
     assert isinstance(result, task_module.TaskFailure)
     assert result.overloaded is True and "machine overloaded" in result.error
     assert task_module.decode_result(task_module.encode_result(result)) == result  # the wire keeps it typed
@@ -33,15 +33,16 @@ class OneOverload:
 
     def __init__(self) -> None:
         self.first = True
+        self.ready, self.columns = 0, {}  # (arena.league.backends.Backend: one result at a time, records only)
 
-    def execute(self, tasks: Iterator[runner.Task], tick: float | None = None
-                ) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:  # (never waits: no ticks)
+    def execute(self, tasks: Iterator[task_module.Task], tick: float | None = None
+                ) -> Iterator[tuple[task_module.Task, task_module.TaskResult]]:  # (never waits: no ticks)
         for task in tasks:
             if self.first:
                 self.first = False
                 yield task, task_module.TaskFailure("MachineOverloadedError: machine overloaded", overloaded=True)
             else:
-                yield task, runner.play_task(task)
+                yield task, task_module.play_task(task)
 
     def close(self) -> None:
         pass
@@ -51,7 +52,7 @@ def test_an_overloaded_game_is_not_stored_and_the_next_run_plays_it(tmp_path, mo
     config = parse_config(dict(CONFIG))
     db = tmp_path / "busy.sqlite"
     backend = OneOverload()  # one backend for both runs: only the very first game is overloaded
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: backend)
+    monkeypatch.setattr(backends, "make_backend", lambda *args: backend)
     first = runner.run_league(config, db=db)
     assert len(first.overloaded) == 1 and not first.errors
     assert first.played == first.scheduled - 1

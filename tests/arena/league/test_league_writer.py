@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arena.league import runner, workers
+from arena.league import backends, runner, signals, workers, writer
 from arena.league import task as task_module
 from arena.league.config import parse_config
 from arena.limits import Limits
@@ -32,18 +32,19 @@ class InProcess:
 
     def __init__(self, together: int = 1) -> None:
         self.together, self.ready = together, 0
+        self.columns: dict[str, tuple[str, ...]] = {}  # (records only: the writer encodes them)
 
-    def execute(self, tasks: Iterator[runner.Task], tick: float | None = None
-                ) -> Iterator[tuple[runner.Task, task_module.TaskResult]]:  # (never waits: no ticks)
-        group: list[tuple[runner.Task, task_module.TaskResult]] = []
+    def execute(self, tasks: Iterator[task_module.Task], tick: float | None = None
+                ) -> Iterator[tuple[task_module.Task, task_module.TaskResult]]:  # (never waits: no ticks)
+        group: list[tuple[task_module.Task, task_module.TaskResult]] = []
         for task in tasks:
-            group.append((task, runner.play_task(task)))
+            group.append((task, task_module.play_task(task)))
             if len(group) == self.together:
                 yield from self._hand(group)
                 group = []
         yield from self._hand(group)
 
-    def _hand(self, group: list[tuple[runner.Task, task_module.TaskResult]]) -> Iterator[Any]:
+    def _hand(self, group: list[tuple[task_module.Task, task_module.TaskResult]]) -> Iterator[Any]:
         for i, pair in enumerate(group):
             self.ready = len(group) - i - 1
             yield pair
@@ -64,7 +65,7 @@ def _commits_between_progress(tmp_path, monkeypatch: pytest.MonkeyPatch, backend
         return store
 
     monkeypatch.setattr(Store, "open", classmethod(traced))
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: backend)
+    monkeypatch.setattr(backends, "make_backend", lambda *args: backend)
     seen: list[int] = []
     summary = runner.run_league(parse_config(dict(CONFIG)), db=tmp_path / "w.sqlite",
                                 progress=lambda *args: seen.append(commits[0]))
@@ -86,8 +87,8 @@ def test_games_that_finished_together_share_one_commit(tmp_path, monkeypatch: py
 @pytest.mark.parametrize("fold_every", [0.0, 3600.0])
 def test_ratings_at_the_end_equal_a_recomputation(tmp_path, monkeypatch: pytest.MonkeyPatch,
                                                   fold_every: float) -> None:
-    monkeypatch.setattr(runner, "FOLD_EVERY", fold_every)  # every game folded, or only the last one
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: InProcess(together=2))
+    monkeypatch.setattr(writer, "FOLD_EVERY", fold_every)  # every game folded, or only the last one
+    monkeypatch.setattr(backends, "make_backend", lambda *args: InProcess(together=2))
     summary = runner.run_league(parse_config(dict(CONFIG)), db=tmp_path / "r.sqlite")
     assert summary.played == SCHEDULED
     with Store.open(tmp_path / "r.sqlite") as store:
@@ -111,7 +112,7 @@ def test_no_game_waits_unrated_through_a_long_game(tmp_path, monkeypatch: pytest
     (the leaderboard a game behind). The backend wakes the writer every FOLD_EVERY without a result, and a fold
     put off is made then: at the end of every long gap nothing stored is unrated."""
     now = [0.0]
-    monkeypatch.setattr(runner, "_clock", lambda: now[0])
+    monkeypatch.setattr(writer, "_clock", lambda: now[0])
     db = tmp_path / "p.sqlite"
     behind: list[int] = []  # unrated games at the end of each long gap
 
@@ -120,7 +121,7 @@ def test_no_game_waits_unrated_through_a_long_game(tmp_path, monkeypatch: pytest
             return int(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
 
     class Paced(InProcess):
-        def execute(self, tasks: Iterator[runner.Task], tick: float | None = None) -> Iterator[Any]:
+        def execute(self, tasks: Iterator[task_module.Task], tick: float | None = None) -> Iterator[Any]:
             for i, pair in enumerate(super().execute(tasks)):
                 gap = gaps[i % len(gaps)]
                 while tick is not None and gap > tick:  # no result for ``tick`` seconds: the writer is woken
@@ -132,7 +133,7 @@ def test_no_game_waits_unrated_through_a_long_game(tmp_path, monkeypatch: pytest
                     behind.append(unrated())
                 yield pair
 
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: Paced())
+    monkeypatch.setattr(backends, "make_backend", lambda *args: Paced())
     summary = runner.run_league(parse_config(dict(CONFIG)), db=db)
     assert summary.played == SCHEDULED
     assert behind and behind == [0] * len(behind), behind
@@ -141,11 +142,11 @@ def test_no_game_waits_unrated_through_a_long_game(tmp_path, monkeypatch: pytest
 def test_results_that_come_often_are_folded_together(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ten results a second: folded about once a second, not per game (the fold is the writer's biggest cost)."""
     now = [0.0]
-    monkeypatch.setattr(runner, "_clock", lambda: now[0])
+    monkeypatch.setattr(writer, "_clock", lambda: now[0])
     db = tmp_path / "f.sqlite"
 
     class Fast(InProcess):
-        def execute(self, tasks: Iterator[runner.Task], tick: float | None = None) -> Iterator[Any]:
+        def execute(self, tasks: Iterator[task_module.Task], tick: float | None = None) -> Iterator[Any]:
             for pair in super().execute(tasks):
                 now[0] += 0.1
                 yield pair
@@ -155,7 +156,7 @@ def test_results_that_come_often_are_folded_together(tmp_path, monkeypatch: pyte
     def progress(*args: Any) -> None:
         with Store.open(db, readonly=True) as store:
             seen.append(store.conn.execute("SELECT count(*) FROM games WHERE rated=0").fetchone()[0])
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: Fast())
+    monkeypatch.setattr(backends, "make_backend", lambda *args: Fast())
     summary = runner.run_league(parse_config(dict(CONFIG)), db=db, progress=progress)
     assert summary.played == SCHEDULED and seen[-1] == 0 and max(seen) >= 5, seen
 
@@ -193,14 +194,14 @@ def test_a_stop_between_games_that_finished_together_stores_none_of_them(tmp_pat
         def _hand(self, group: list[Any]) -> Iterator[Any]:
             for i, pair in enumerate(group):
                 if self.handed == 5:  # the second game of the third group: its first is in the open transaction
-                    raise runner.Interrupted(2)
+                    raise signals.Interrupted(2)
                 self.handed += 1
                 self.ready = len(group) - i - 1
                 yield pair
 
     backend = StopMidGroup(together=2)
     backend.handed = 0
-    monkeypatch.setattr(runner, "_make_backend", lambda *args: backend)
+    monkeypatch.setattr(backends, "make_backend", lambda *args: backend)
     summary = runner.run_league(parse_config(dict(CONFIG)), db=tmp_path / "s.sqlite")
     assert summary.interrupted == "SIGINT" and summary.played == 4
     with Store.open(tmp_path / "s.sqlite") as store:
@@ -211,8 +212,8 @@ def test_a_stop_between_games_that_finished_together_stores_none_of_them(tmp_pat
 BIG = 300_000
 
 
-def _file_task(key: str, seed: int, snapshot: Any) -> runner.Task:
-    return runner.Task(key, "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("big", "random"), seed,
+def _file_task(key: str, seed: int, snapshot: Any) -> task_module.Task:
+    return task_module.Task(key, "nim", 0, (1, 2), (f"file:{snapshot.digest}", "random"), ("big", "random"), seed,
                        Limits(move_time=5.0, first_move_time=20.0), "lose", {snapshot.digest: snapshot})
 
 
@@ -235,7 +236,7 @@ def _sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_bot_snapshot_is_sent_to_a_worker_once(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = _sizes(monkeypatch)
     bot = _big_bot("a")
-    results = runner.run_tasks([_file_task(f"k{i}", i, bot) for i in range(3)], workers.LocalBackend(1))
+    results = backends.run_tasks([_file_task(f"k{i}", i, bot) for i in range(3)], workers.LocalBackend(1))
     assert [type(r).__name__ for _, r in results] == ["GameRecord"] * 3
     assert all(r.terminations == ["normal", "normal"] for _, r in results)  # played from the worker's copy
     assert sizes[0] > BIG and max(sizes[1:]) < 10_000, sizes
@@ -246,7 +247,7 @@ def test_a_worker_over_its_snapshot_budget_is_sent_them_again(monkeypatch: pytes
     monkeypatch.setattr(workers, "SNAPSHOT_CACHE_BYTES", BIG + BIG // 2)  # room for one of the two bots
     a, b = _big_bot("a"), _big_bot("b")
     tasks = [_file_task("k0", 0, a), _file_task("k1", 1, b), _file_task("k2", 2, a), _file_task("k3", 3, a)]
-    results = runner.run_tasks(tasks, workers.LocalBackend(1))
+    results = backends.run_tasks(tasks, workers.LocalBackend(1))
     assert all(r.terminations == ["normal", "normal"] for _, r in results), results
     # a, then b (a dropped), then a again (b dropped), then a from the worker's copy
     assert [s > BIG for s in sizes] == [True, True, True, False], sizes

@@ -298,8 +298,8 @@ def test_a_leagues_snapshots_leave_the_object_store_when_it_ends(snapshot_spy, t
 def test_a_kept_backends_snapshots_leave_the_object_store_when_it_closes(snapshot_spy):
     """The caller keeps its RayBackend after run_tasks (to read ``lost``, as the hung-game driver below does):
     closing it must drop the snapshots, not the backend's garbage collection."""
+    from arena.league.backends import Backend, run_tasks
     from arena.league.ray_backend import RayBackend
-    from arena.league.runner import run_tasks
     from arena.league.task import Task, TaskFailure
     from arena.limits import Limits
     from arena.submissions.snapshot import single
@@ -308,6 +308,7 @@ def test_a_kept_backends_snapshots_leave_the_object_store_when_it_closes(snapsho
     tasks = [Task(f"k{i}", "nim", 0, (1, 2), (f"file:{one.digest}", f"file:{two.digest}"), ("a", "b"), i, limits,
                   "lose", {one.digest: one, two.digest: two}) for i in range(4)]
     backend = RayBackend()  # (on this process's connection)
+    assert isinstance(backend, Backend)  # everything the writer reads (mypy checks it too: backends.make_backend)
     done = run_tasks(tasks, backend)
     assert len(done) == 4 and not any(isinstance(r, TaskFailure) for _, r in done), done
     _released(snapshot_spy, 2)
@@ -384,7 +385,7 @@ HUNG_DRIVER = """
 import json, sys
 from arena.limits import Limits
 from arena.league.ray_backend import RayBackend
-from arena.league.runner import run_tasks
+from arena.league.backends import run_tasks
 from arena.league.task import Task, TaskFailure
 # hex(size=3), at most 9 moves: a bound of 5 + 2 x (2 x 3 + 2 x 9 x 0.2) s. (A built-in game: the example
 # tictactoe is installed only by tests/games/test_outside_game.py, which may not have run yet.)

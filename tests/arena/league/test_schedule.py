@@ -109,7 +109,7 @@ def test_missing_fixtures_by_a_merge_with_the_sorted_stored_keys():
     scheduled (a retired bot's games) are passed over."""
     import random
 
-    from arena.league.runner import missing
+    from arena.league.planning import missing
     rng = random.Random(5)
     fixtures = league_schedule([("nim", 2), ("sorry(players=3)", 3)],
                                {"nim": range(1, 9), "sorry(players=3)": range(1, 6)},

@@ -320,7 +320,8 @@ def test_a_bot_that_leaves_a_tournament_forfeits_what_it_has_not_played(tmp_path
     """A finalist removed from the league file (as a withdrawn or revoked student's bot leaves a final) loses the
     final without a game; the matches it finished stay as played."""
     from arena.league.config import load_config
-    from arena.league.runner import Interrupted, run_league
+    from arena.league.runner import run_league
+    from arena.league.signals import Interrupted
     from arena.tournament.progress import current
     four = FIVE[:4]
     path = tournament(tmp_path, "knockout", bots=four)
@@ -349,7 +350,8 @@ def test_a_bot_that_leaves_a_tournament_forfeits_what_it_has_not_played(tmp_path
 
 def test_a_bot_that_leaves_a_swiss_is_paired_no_more(tmp_path: Path) -> None:
     from arena.league.config import load_config
-    from arena.league.runner import Interrupted, run_league
+    from arena.league.runner import run_league
+    from arena.league.signals import Interrupted
     from arena.tournament.progress import current
     bots = [{"name": f"mc{i}", "spec": f"mc(n={3 + i})"} for i in range(6)]
     path = tournament(tmp_path, "swiss", bots=bots, games_per_pairing=1, rounds=3)
