@@ -56,7 +56,7 @@ def run(quick: bool = False) -> Iterable[Record]:
     if len(ranked) % 2:
         ranked = ranked[:-1]
     started = time.perf_counter()
-    swiss._matching(ranked, odd_games=True)  # the whole field's maximum-weight matching, for comparison
+    swiss.matching(ranked, odd_games=True)  # the whole field's maximum-weight matching, for comparison
     matching = time.perf_counter() - started
     yield cost("tournament", f"swiss round pairing, {bots} bots (slowest of {len(times)} rounds)", max(times), "s",
                "networkx max-weight matching of the whole field", matching,

@@ -119,7 +119,7 @@ def pair(table: Sequence[Entry], round_: int, odd_games: bool) -> tuple[list[tup
         ranked = [e for e in ranked if e is not bye]
     pairs = None if len(ranked) <= MATCHING_LIMIT else _dutch(ranked)
     if pairs is None:
-        pairs = _matching(ranked, odd_games)
+        pairs = matching(ranked, odd_games)
     assert pairs is not None  # (rematches allowed: a perfect matching always exists)
     return [_seated(x, y, round_, odd_games) for x, y in pairs], (bye.bot if bye is not None else None)
 
@@ -141,7 +141,7 @@ def _groups(ranked: Sequence[Entry]) -> list[list[Entry]]:
     return out
 
 
-def _matching(ranked: Sequence[Entry], odd_games: bool, rematches: bool = True) -> list[tuple[Entry, Entry]] | None:
+def matching(ranked: Sequence[Entry], odd_games: bool, rematches: bool = True) -> list[tuple[Entry, Entry]] | None:
     """The maximum-weight perfect matching of the weights in the module's docstring; rematches only if no perfect
     matching avoids them, and with ``rematches`` false, None then."""
     import networkx as nx  # start-up: only a Swiss round's pairing loads it
@@ -208,7 +208,7 @@ def _dutch(ranked: Sequence[Entry]) -> list[tuple[Entry, Entry]] | None:
     while True:
         keep = max(0, len(pairs) - (size - len(floaters)) // 2)
         pool = sorted([e for p in pairs[keep:] for e in p] + floaters, key=ranked.index)
-        found = _matching(pool, odd_games=False, rematches=keep == 0)
+        found = matching(pool, odd_games=False, rematches=keep == 0)
         if found is not None:
             return pairs[:keep] + found
         if keep == 0:
