@@ -121,6 +121,18 @@ def connect_writer(path: Path) -> sqlite3.Connection:
     return _untrusting(sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None))
 
 
+def settled(conn: sqlite3.Connection) -> bool:
+    """Whether a connection kept for reuse (a web thread's) has no statement left unfinished: one that a cursor, a
+    generator or a traceback still holds pins the snapshot it started in, and every later read would see that old
+    store. An empty transaction shows it (its COMMIT fails while such a statement is pending)."""
+    try:
+        conn.execute("BEGIN")
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        return False
+    return True
+
+
 def _untrusting(conn: sqlite3.Connection) -> sqlite3.Connection:
     # Defence in depth behind check(): functions with side effects never run from the file's own schema.
     conn.execute("PRAGMA trusted_schema=OFF")

@@ -6,9 +6,11 @@ resumes); 2 usage errors (a bad league file, a port that cannot be bound); 1 any
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -47,34 +49,43 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     cfg = load_config(league_file)
     path = Path(db) if db else (cfg.database or Path(DEFAULT_DB))
     listener = _listen(host, port)
-    site = Site(db=path, config=cfg, secure=behind_https)
     # the league's workers, the validator's and the scrimmages', then what is left of the open files for the web side
     # (+ 2: the validator's worker and the scrimmages' worker)
     share = connections.budget(connections.raise_open_files(), (concurrency or cfg.concurrency or 1) + 2)
-    server = connections.GuardedServer(connections.config(
-        create_app(site), share.connections, log_level="warning", access_log=False, lifespan="off",
-        proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1", timeout_graceful_shutdown=int(STOP_WAIT)))
     logs.limit()
     if share.connections == connections.MIN_CONNECTIONS:
         click.echo(f"arena serve: only {share.open_files} open files allowed (ulimit -n): the site takes "
                    f"{share.connections} connections at once; raise the limit for more", err=True)
-    web = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="arena-web", daemon=True)
+    helpers: dict[str, Any] = {}  # the ladder's threads, as run_ladder hands them over
+    web: list[tuple[Any, threading.Thread]] = []
 
-    def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:
-        site.entered, site.wake, site.base = entered, validator.wake.set, store
-        site.problems = lambda: [validator.runtime_problem] if validator.runtime_problem else []
-        web.start()
+    @contextlib.asynccontextmanager
+    async def announced(app: Any) -> AsyncIterator[None]:
         bound = listener.getsockname()
         click.echo(f"arena serve: league {shown(cfg.name)} on http://{shown(bound[0])}:{bound[1]}/ (store "
                    f"{shown(path)}); Ctrl-C stops", err=True)
+        yield
+
+    def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:
+        # the site is built whole here, once the ladder holds the store and its threads run (never changed after)
+        site = Site(db=path, config=cfg, secure=behind_https, base=store, entered=entered, wake=validator.wake.set,
+                    scrimmage_wake=helpers["scrimmager"].wake.set,
+                    problems=lambda: [validator.runtime_problem] if validator.runtime_problem else [])
+        server = connections.GuardedServer(connections.config(
+            create_app(site, lifespan=announced), share.connections, log_level="warning", access_log=False,
+            lifespan="on", proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1",
+            timeout_graceful_shutdown=int(STOP_WAIT)))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="arena-web", daemon=True)
+        web.append((server, thread))
+        thread.start()
 
     try:
         summary = run_ladder(cfg, path, concurrency=concurrency, started=started,
-                             scrimmaging=lambda s: setattr(site, "scrimmage_wake", s.wake.set))
+                             scrimmaging=lambda s: helpers.update(scrimmager=s))
     finally:
-        server.should_exit = True
-        if web.is_alive():
-            web.join(STOP_WAIT)
+        for server, thread in web:
+            server.should_exit = True
+            thread.join(STOP_WAIT)
         listener.close()
     if summary.interrupted:
         click.echo(f"arena: stopped by {summary.interrupted}: {summary.abandoned} games in flight abandoned (not "

@@ -10,8 +10,8 @@ from pathlib import Path
 import arena.server
 from arena.output.report import index_page
 from arena.output.views import Standing
-from arena.server import app
-from arena.server.app import Viewer
+from arena.server import rendering
+from arena.server.viewers import Viewer
 
 
 def test_the_sites_bot_page_has_the_reports_head_to_head_table():
@@ -61,7 +61,7 @@ def test_the_site_and_the_report_render_the_same_leaderboard_table():
         league, games = "L", 3
 
     Board.rows = rows  # type: ignore[attr-defined]
-    site = app._templates.get_template("leaderboard.html").render(
+    site = rendering.templates.get_template("leaderboard.html").render(
         viewer=Viewer(None), league="L", board=Board, bot_href=lambda r: f"/bots/{r.bot_id}", matrix="")
     served, written = table(site, "leaderboard"), table(report, "leaderboard")
     # the site leaves out the file column (a student's file name is theirs): one th and one td a row fewer

@@ -396,7 +396,7 @@ def test_a_bots_page_reads_its_games_as_won_lost_or_draw(site):
 def test_the_source_view_of_a_comp424_checkout_starts_at_the_agent_file():
     from arena.adapters.comp424 import take_agent
     from arena.adapters.comp424_names import ENTRY
-    from arena.server.app import source_files
+    from arena.server.organiser_pages import source_files
     from arena.submissions.snapshot import MB
     files = source_files(take_agent(FIXTURES / "checkout", max_bytes=MB))
     assert files[0].path == "agents/student_agent.py" and files[0].main
