@@ -161,6 +161,22 @@ def test_results_that_come_often_are_folded_together(tmp_path, monkeypatch: pyte
     assert summary.played == SCHEDULED and seen[-1] == 0 and max(seen) >= 5, seen
 
 
+
+def test_the_fold_policy_folds_a_moved_frontier_once_it_is_old_enough_and_the_last_game_at_once() -> None:
+    now = [0.0]
+    policy = writer.FoldPolicy(every=1.0, clock=lambda: now[0])
+    assert policy.owed("k1") and policy.now("k1")  # the first fold: nothing folded yet
+    assert not policy.owed("k1") and not policy.now("k1")  # the frontier did not move
+    now[0] = 0.5
+    assert policy.owed("k3") and not policy.now("k3")  # moved, but the last fold is 0.5 s old: put off
+    assert policy.owed("k3")  # (still owed: the backend's tick makes it later)
+    now[0] = 1.0
+    assert policy.now("k3") and not policy.owed("k3")
+    now[0] = 1.1
+    assert policy.now(None)  # nothing outstanding: the run's last games are folded at once
+    assert not policy.now(None)
+
+
 SLOW_BOT = """import time
 
 
