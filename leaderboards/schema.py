@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from arena.results.outcome import COUNTERS
 from arena.results.records import Failure
@@ -347,6 +348,16 @@ records one (no schema bump: a store without it simply has no decisions), so any
 OPTIONAL_TABLES = (DECISIONS_TABLE,)
 """Tables of arena's that a store of any schema version may or may not have (the strict schema check accepts
 each, exactly as written here)."""
+
+
+class Connected(Protocol):
+    """An open store, as the SQL modules see it: :class:`leaderboards.store.Store`, whose methods they are (each
+    module's functions take the store first and the store binds them: docs/architecture.md, "The store")."""
+
+    conn: sqlite3.Connection
+    path: Path
+    schema_version: int
+    """The schema of the open file (below :data:`SCHEMA_VERSION` only in a read-only open of an old store)."""
 
 
 def script(conn: sqlite3.Connection, script: str) -> None:
