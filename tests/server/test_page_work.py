@@ -19,7 +19,7 @@ from arena.bench.server_pages import Served, organiser_client
 from arena.league.config import load_config
 from arena.submissions.snapshot import files_digest, single
 from leaderboards import accounts as acc
-from leaderboards import ledger
+from leaderboards import bot_rows, ledger
 from leaderboards.schema import TEAMS_SCHEMA
 from leaderboards.store import Store
 
@@ -38,7 +38,7 @@ class Work:
     @contextmanager
     def counting(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[Work]:
         from arena.server.app import Site
-        snapshot, bot, store_of = Store.snapshot, Store._bot, Site.store
+        snapshot, bot, store_of = Store.snapshot, bot_rows._bot, Site.store
 
         def counted_snapshot(store: Store, bot_id: int) -> Any:
             self.snapshots += 1
@@ -55,7 +55,7 @@ class Work:
             return store
         with monkeypatch.context() as m:
             m.setattr(Store, "snapshot", counted_snapshot)
-            m.setattr(Store, "_bot", staticmethod(counted_bot))
+            m.setattr(bot_rows, "_bot", counted_bot)  # (every bot row the store decodes)
             m.setattr(Site, "store", counted_store)
             yield self
 
