@@ -149,11 +149,11 @@ def measure(get: Callable[[], Any], repeats: int) -> dict[str, float]:
     def counted(self: Store, bot_id: int) -> Any:
         reads[0] += 1
         return original(self, bot_id)
-    Store.snapshot = counted  # type: ignore[method-assign]
+    Store.snapshot = counted  # type: ignore[assignment]
     try:
         get()
     finally:
-        Store.snapshot = original  # type: ignore[method-assign]
+        Store.snapshot = original
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
