@@ -33,6 +33,8 @@ from arena.sandbox.bot_files import private_dir
 
 NEW_ROOT = "/run/arena-sandbox/root" if os.geteuid() == 0 else None
 DEV_NODES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+BOT_INSIDE = "/bot"
+"""Where a bot's own snapshot is mounted in its new root."""
 
 
 @dataclass
@@ -144,9 +146,9 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
         binds, read_paths, symlinks = _runtime_plan(bot_runtime(hold=True))
         plan.binds, plan.read_paths, plan.symlinks = list(binds), list(read_paths), list(symlinks)
         if bot_dir:
-            plan.binds.append((bot_dir, "/bot", True))
-            plan.bot_dir_inside = "/bot"
-            plan.read_paths.append("/bot")
+            plan.binds.append((bot_dir, BOT_INSIDE, True))
+            plan.bot_dir_inside = BOT_INSIDE
+            plan.read_paths.append(BOT_INSIDE)
     else:
         trees = runtime_trees()
         sys_paths, links = system_trees()
@@ -177,7 +179,33 @@ def _user_runtime_dir() -> str:
     return private_dir(os.path.join(tempfile.gettempdir(), f"arena-sandbox-{os.geteuid()}"))
 
 
-def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1, status_fd: int = -1) -> None:
+def build_root(root: str, binds: list[tuple[str, str, bool]], symlinks: list[tuple[str, str]]) -> None:
+    """Mounts a bot's new root at ``root``: a small tmpfs holding a read-only bind of each of ``binds`` (or an
+    empty tmpfs over a masked part of the runtime) and ``symlinks``; the empty folder ``/bot`` is made for the
+    bot's own snapshot whether or not ``binds`` name it (a template's bots bind theirs later)."""
+    _sys.mount("tmpfs", root, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=1m")
+    os.makedirs(root + BOT_INSIDE, exist_ok=True)
+    for source, target, is_dir in binds:
+        inside = root + target
+        if source == runtime.MASK:  # an empty folder over a part of the runtime no bot needs
+            os.makedirs(inside, exist_ok=True)
+            _sys.mount("tmpfs", inside, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=4k")
+            continue
+        if is_dir:
+            os.makedirs(inside, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(inside), exist_ok=True)
+            os.close(os.open(inside, os.O_CREAT | os.O_WRONLY, 0o644))
+        try:
+            _sys.mount(source, inside, None, _sys.MS_BIND | _sys.MS_REC)
+        except OSError as exc:
+            raise OSError(exc.errno, f"bind {source}: {exc.strerror}") from None
+    for target, link in symlinks:
+        os.symlink(target, root + link)
+
+
+def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1, status_fd: int = -1,
+                 template_fd: int = -1) -> None:
     """Runs in the forked child before the bot host starts. Only system calls: no imports, no allocation-heavy work.
 
     With ``plan.pid_ns`` the bot gets a PID namespace of its own whose pid 1 is a small init that runs no bot
@@ -188,6 +216,8 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
     (:func:`_relay`) that ends as the bot ended. ``parent_fd``: a pidfd of the parent (the fork server),
     readable once it has exited. ``status_fd``: where the init writes the bot's exact wait status (the write end of
     a pipe whose read end the fork server holds), for a process that is already that pid 1; the relay makes its own.
+    ``template_fd``: a mount namespace holding the runtime already mounted at ``plan.new_root`` (the fork server's
+    :mod:`arena.sandbox.template`): the bot's namespace is a copy of it, and only ``/bot`` is mounted here.
     """
     step = "start"
     try:
@@ -201,6 +231,10 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             step = "cpu"
             os.sched_setaffinity(0, {plan.cpu})
         if plan.mount_ns:
+            if template_fd >= 0:
+                step = "template"
+                _sys.setns(template_fd, _sys.CLONE_NEWNS)  # (the unshare below copies it: the template stays as it is)
+                os.close(template_fd)
             step = "unshare"
             flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET | _sys.CLONE_NEWIPC | _sys.CLONE_NEWUTS
             if plan.mode == "userns":
@@ -237,23 +271,14 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             step = "private mounts"
             _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
             root = plan.new_root
-            step = "tmpfs root"
-            _sys.mount("tmpfs", root, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=1m")
-            for source, target, is_dir in plan.binds:
-                step = f"bind {source}"
-                inside = root + target
-                if source == runtime.MASK:  # an empty folder over a part of the runtime no bot needs
-                    os.makedirs(inside, exist_ok=True)
-                    _sys.mount("tmpfs", inside, "tmpfs", _sys.MS_NOSUID | _sys.MS_NODEV, "mode=0755,size=4k")
-                    continue
-                if is_dir:
-                    os.makedirs(inside, exist_ok=True)
-                else:
-                    os.makedirs(os.path.dirname(inside), exist_ok=True)
-                    os.close(os.open(inside, os.O_CREAT | os.O_WRONLY, 0o644))
-                _sys.mount(source, inside, None, _sys.MS_BIND | _sys.MS_REC)
-            for target, link in plan.symlinks:
-                os.symlink(target, root + link)
+            if template_fd >= 0:  # the runtime is mounted already (a copy of the fork server's template): the bot
+                step = "bind /bot"
+                for source, target, _is_dir in plan.binds:
+                    if target == BOT_INSIDE:
+                        _sys.mount(source, root + target, None, _sys.MS_BIND | _sys.MS_REC)
+            else:
+                step = "tmpfs root"
+                build_root(root, plan.binds, plan.symlinks)
             step = "pivot_root"
             os.chdir(root)
             _sys.pivot_root(".", ".")

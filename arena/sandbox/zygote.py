@@ -65,7 +65,7 @@ def serve(control_fd: int) -> None:
     import bots.base
     import bots.registry  # noqa: F401
     import games  # noqa: F401
-    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn  # noqa: F401 - imported once, here
+    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn, template  # noqa: F401 - once, here
     _preload()
     # Everything imported so far lives as long as the server: out of every later collection, so a bot's garbage
     # collector never walks (and copies, page by page) the inherited objects (a full collection in a fresh fork:
@@ -80,6 +80,7 @@ def serve(control_fd: int) -> None:
     inits: dict[int, int] = {}  # children that are the init of their bot's PID namespace -> its status pipe
     self_fd = os.pidfd_open(os.getpid())  # readable once this process has exited: a child's check on its parent
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    runtime_template = template.Template()
 
     def reap() -> None:
         while children:
@@ -116,6 +117,7 @@ def serve(control_fd: int) -> None:
         reap()
         if request["op"] == "spawn":
             plan = spawn.Plan(**request["plan"])
+            template_fd = runtime_template.for_plan(plan)  # (-1: the child mounts the runtime itself)
             # The child is made pid 1 of a new PID namespace (it becomes the bot's init); then this process goes
             # back to its own namespace for its next children. Without the privilege the child makes the
             # namespace itself and stays outside it as a relay (spawn._child_setup).
@@ -133,7 +135,7 @@ def serve(control_fd: int) -> None:
                     outer = request["outer"]
                     for kept in (statuses, children, inits, request):  # earlier bots' pids and statuses
                         kept.clear()
-                    _child(plan, fds, outer, self_fd, status_w if new_ns else -1)  # never returns
+                    _child(plan, fds, outer, self_fd, status_w if new_ns else -1, template_fd)  # never returns
             except BaseException:
                 if status_r >= 0:
                     os.close(status_r)
@@ -200,9 +202,11 @@ def _preload() -> None:
             pass
 
 
-def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_fd: int = -1) -> None:
+def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_fd: int = -1,
+           template_fd: int = -1) -> None:
     """In the forked child: become a hardened bot host, exactly as the exec path does (``status_fd``: the pipe to
-    the fork server for the bot's exact status, when this process is its namespace's init)."""
+    the fork server for the bot's exact status, when this process is its namespace's init; ``template_fd``: the
+    runtime's mount namespace, :mod:`arena.sandbox.template`)."""
     # start-up: loaded by serve() already; named here for the child
     from arena.sandbox import host, spawn
     try:
@@ -211,14 +215,14 @@ def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_f
         os.dup2(null, 0)
         os.dup2(err_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd} | ({status_fd} if status_fd >= 0 else set()))
+        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
         start = 3
         for fd in keep + [1 << 16]:  # close everything else: the control socket, the zygote's files
             if fd >= start:
                 os.closerange(start, fd)
                 start = fd + 1
         os.setsid()
-        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd)
+        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
         try:
