@@ -240,3 +240,17 @@ def test_the_site_is_built_whole_and_the_lifespan_runs_with_the_app(made: Made) 
     with TestClient(create_app(made.site, lifespan=lifespan)) as c:
         assert seen == ["up"] and c.get("/").status_code == 200
     assert seen == ["up", "down"]
+
+
+def test_a_viewer_that_cannot_be_looked_up_for_want_of_open_files_is_a_503(made: Made, monkeypatch) -> None:
+    """The backend looks the viewer up before any endpoint runs (outside the endpoints' exception handlers): out of
+    open files there, the answer is the same 503 as an endpoint's (arena.server.connections)."""
+    import errno
+
+    def no_files(site: Site) -> Store:
+        raise OSError(errno.EMFILE, "Too many open files")
+    with TestClient(create_app(made.site)) as c:
+        monkeypatch.setattr(Site, "store", no_files)
+        answer = c.get("/me")
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+        assert c.get("/static/site.css").status_code == 200  # (no store for the static files)
