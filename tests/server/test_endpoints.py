@@ -199,6 +199,24 @@ def test_a_revoked_token_is_told_so(client: TestClient, made: Made) -> None:
     assert answer.status_code == 401 and "was revoked" in answer.json()["error"]
 
 
+def test_the_scrimmage_api_needs_a_token_and_a_small_json_body(client: TestClient, made: Made) -> None:
+    assert client.post("/api/scrimmages", json={"opponent": "bob"}).status_code == 401
+    assert client.post("/api/scrimmages", content=b"x" * 20000).status_code == 413  # (the body is read first)
+    alice = {"authorization": f"Bearer {made.tokens['alice']}"}
+    assert client.post("/api/scrimmages", content=b"[1]", headers=alice).status_code == 400
+    refused = client.post("/api/scrimmages", json={"opponent": "bob", "games": 2}, headers=alice)
+    assert refused.status_code == 404 and "has a bot of that name" in refused.json()["error"]  # (bob has no bot)
+    assert client.get("/api/scrimmages/1", headers=alice).json() == {"error": "no such scrimmage"}
+    assert client.get("/scrimmages/1").status_code == 404
+
+
+def test_a_round_robin_has_no_bracket(client: TestClient) -> None:
+    page = client.get("/bracket")
+    assert page.status_code == 404 and "no final: it has no bracket" in page.text
+    answer = client.get("/api/bracket")
+    assert answer.status_code == 404 and "is not a tournament" in answer.json()["error"]
+
+
 # -- static files -------------------------------------------------------------------------------------------------
 def test_static_files_are_served_alike_to_everyone_and_only_those(client: TestClient, made: Made) -> None:
     for name, kind in (("site.css", "text/css"), ("report.css", "text/css"), ("replay.js", "text/javascript"),
