@@ -13,9 +13,9 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from arena import snapshot as snapshots
 from arena.errors import ConfigError
-from arena.submissions import snapshot as snapshots
-from arena.submissions.snapshot import Snapshot
+from arena.snapshot import Snapshot
 from leaderboards.schema import transaction
 from leaderboards.store import Store
 

@@ -10,10 +10,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from arena.adapters.comp424_names import listed_as
+from arena import snapshot as snapshots
+from arena.comp424_names import listed_as
 from arena.results.records import Failure
-from arena.submissions import snapshot as snapshots
-from arena.submissions.snapshot import Snapshot
+from arena.snapshot import Snapshot
 from leaderboards.schema import BOT_COLUMNS, Bot, Connected, load_failures, transaction
 
 

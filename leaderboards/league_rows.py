@@ -7,8 +7,8 @@ import sqlite3
 import time
 from typing import Any
 
+from arena.chance import new_key
 from arena.errors import ConfigError
-from arena.referee.chance import new_key
 from leaderboards.schema import DECISIONS_TABLE, Connected, League, transaction
 
 
@@ -54,7 +54,7 @@ def ensure_league(store: Connected, name: str, config: dict[str, Any]) -> League
 
 
 def chance_key(store: Connected, league_id: int) -> bytes | None:
-    """The league's secret chance key: it keys every game's chance and bot seeds (:mod:`arena.referee.chance`) and
+    """The league's secret chance key: it keys every game's chance and bot seeds (:mod:`arena.chance`) and
     never reaches a bot. None only in a read-only open of a store older than schema 3."""
     if store.schema_version < 3:
         return None

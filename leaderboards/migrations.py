@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from arena.referee.chance import new_key
-from arena.submissions.snapshot import files_digest, pack, single, unpack
+from arena.chance import new_key
+from arena.snapshot import files_digest, pack, single, unpack
 from leaderboards import storefile
 from leaderboards.schema import (
     MIGRATE_1_TO_2,

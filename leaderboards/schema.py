@@ -219,15 +219,15 @@ ALTER TABLE game_seats ADD COLUMN game_sigma REAL;
 CREATE INDEX IF NOT EXISTS games_league_seq ON games (league_id, rating_seq);
 """
 
-# schema 2 -> 3: each league's secret chance key (arena.referee.chance); leagues that exist get a fresh one
+# schema 2 -> 3: each league's secret chance key (arena.chance); leagues that exist get a fresh one
 MIGRATE_2_TO_3 = "ALTER TABLE leagues ADD COLUMN chance_key BLOB"
-# schema 3 -> 4: a file bot is a snapshot (arena.submissions.snapshot): its whole file tree, and its digest
+# schema 3 -> 4: a file bot is a snapshot (arena.snapshot): its whole file tree, and its digest
 # as content_hash
 MIGRATE_3_TO_4 = "ALTER TABLE bots ADD COLUMN snapshot BLOB"
 # schema 4 -> 5: the server's tables (created empty), as schema 5 made them (6 added submissions.files_hash)
 MIGRATE_4_TO_5 = SERVER_SCHEMA.replace("    updated REAL NOT NULL,\n    files_hash TEXT\n);",
                                        "    updated REAL NOT NULL\n);")
-# schema 5 -> 6: each file bot's and submission's files fingerprint (arena.submissions.snapshot.files_digest),
+# schema 5 -> 6: each file bot's and submission's files fingerprint (arena.snapshot.files_digest),
 # stored once, so that byte-identical bots are found by an indexed lookup instead of reading every snapshot; the
 # store fills it for the rows that exist
 MIGRATE_5_TO_6 = """
@@ -276,7 +276,7 @@ class Bot:
     spec: str | None
     filename: str | None
     """A file bot's listed name: its entry file, or for a COMP424 agent ``comp424:FOLDER[@agent]``
-    (:func:`arena.adapters.comp424_names.listed_as`), what the user gave."""
+    (:func:`arena.comp424_names.listed_as`), what the user gave."""
     source: str | None
     content_hash: str
     origin: str

@@ -9,12 +9,12 @@ from rich.console import Console
 from rich.table import Table
 
 import games as games_pkg
+from arena.chance import new_key, parse_key
 from arena.errors import ConfigError
 from arena.league.opening_books import book_option
 from arena.league.progress import Reporter
 from arena.limits import Limits, LimitType
 from arena.output.views import percentile
-from arena.referee.chance import new_key, parse_key
 from arena.results.outcome import FAILURES, Termination
 from arena.results.records import GameRecord, headline
 from arena.text import dumps, markup, out_console, shown, text

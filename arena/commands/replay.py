@@ -8,10 +8,10 @@ from typing import Any
 import click
 
 import games as games_pkg
+from arena.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.commands.locate import LEAGUE_HELP, league_store
 from arena.errors import ArenaError, ConfigError
 from arena.output.views import result_text
-from arena.referee.chance import chance_rng, key_id, parse_key, substitute_rng
 from arena.referee.loop import sample_chance, substitute_move
 from arena.results.moves import CHANCE, OPENING, Movers, failure_where
 from arena.results.outcome import Termination, decide

@@ -1,7 +1,7 @@
 """``arena.play``: one game between bot objects — the referee loop (OpenSpiel's ``evaluate_bots``).
 
 Only this loop samples chance, validates actions and turns bot failures into results. Chance comes from
-the game's seed and, when given, a secret chance key (:mod:`arena.referee.chance`: the sandboxed referee always
+the game's seed and, when given, a secret chance key (:mod:`arena.chance`: the sandboxed referee always
 passes one, so no bot can repeat the draws; without one, in-process games stay reproducible from the seed).
 In-process it is the engine of tests and experiments; the sandboxed referee drives the same loop with
 proxies for bot processes (which raise :class:`arena.errors.BotError` on failure).
@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import games as games_pkg
+from arena.chance import chance_rng, key_id, substitute_rng
 from arena.errors import BotError, IllegalMoveError, MachineOverloadedError
-from arena.referee.chance import chance_rng, key_id, substitute_rng
 from arena.referee.openings import apply_opening
 from arena.results.outcome import Termination, decide
 from arena.results.records import Failure, GameRecord

@@ -15,9 +15,9 @@ from typing import Any
 
 import bots as bots_pkg
 import games as games_pkg
+from arena.chance import bot_seed, new_key
 from arena.errors import ConfigError
 from arena.limits import MAX_DECISIONS, GameClock, Limits
-from arena.referee.chance import bot_seed, new_key
 from arena.referee.loop import play
 from arena.results.records import GameRecord
 from arena.sandbox.bot_files import materialize
@@ -114,7 +114,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             maximum length; never more than :data:`arena.limits.MAX_DECISIONS`). A game also ends as a draw once it
             has lasted ``limits.game_seconds`` (``max_game_seconds``, else the sum of the game's own allowances; not
             in ``debug``, which has no time limits).
-        chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.referee.chance`); never sent to a bot.
+        chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
         opening: moves played before the first decision (:mod:`arena.referee.openings`), recorded in the record.
 

@@ -96,7 +96,7 @@ class GameRecord:
     """The exact game spec (random set-ups fixed by its ``seed`` parameter)."""
     seed: int
     """The game's public seed: its random set-up derives from it; chance draws and the bots' seeds derive from it
-    and the secret chance key (``info["chance_key_id"]`` names that key; :mod:`arena.referee.chance`)."""
+    and the secret chance key (``info["chance_key_id"]`` names that key; :mod:`arena.chance`)."""
     players: list[str]
     """Per seat: the bot spec or bot file name."""
     history: list[int] = field(default_factory=list)

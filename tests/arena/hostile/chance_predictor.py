@@ -1,7 +1,7 @@
 """Predicts the next chance outcome by repeating the referee's own derivation from everything a bot gets.
 
 It knows the game (its ``seed`` parameter included), its own seed, the state and the history, and it
-imports the referee's code (``arena.play.sample_chance``, ``arena.referee.chance``). Every derivation it can
+imports the referee's code (``arena.play.sample_chance``, ``arena.chance``). Every derivation it can
 build from that is a candidate; it keeps the candidate that reproduces the chance outcomes seen so far
 and predicts, after its own move, the chance node that follows. After REPORT predictions it raises with
 them (``PREDICTIONS [[history index, predicted outcome], ...]``): the crash report is how the test
@@ -13,7 +13,7 @@ import random
 from arena.referee.loop import sample_chance
 
 try:
-    from arena.referee import chance as referee_chance
+    from arena import chance as referee_chance
 except ImportError:  # an arena without keyed chance
     referee_chance = None
 

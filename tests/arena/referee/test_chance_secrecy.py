@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 import games
-from arena.referee.chance import KeyedRandom, bot_seed, chance_rng, new_key
+from arena.chance import KeyedRandom, bot_seed, chance_rng, new_key
 from arena.referee.loop import sample_chance
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check

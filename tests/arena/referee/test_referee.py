@@ -45,7 +45,7 @@ def test_random_vs_random_record_is_complete():
 
 
 def test_games_are_reproducible_from_the_seed_and_chance_key():
-    from arena.referee.chance import new_key
+    from arena.chance import new_key
     key = new_key()  # the secret keys the bots' seeds too (tests/arena/referee/test_chance_secrecy.py)
     a = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
     b = play_game("nim", ["random", "random"], 11, LIMITS, chance_key=key)
