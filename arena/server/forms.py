@@ -26,7 +26,7 @@ from arena.server.rendering import page
 from arena.server.site import Site
 from arena.server.submitting import submit_values
 from arena.server.viewers import NOBODY, Viewer, viewer_of
-from arena.submissions.snapshot import MB
+from arena.snapshot import MB
 from leaderboards.store import Store
 
 FORM_BYTES = 16 * 1024

@@ -59,7 +59,7 @@ class SourceFile:
 
 def source_files(snap: Any) -> list[SourceFile]:
     """A submission's files, the main one first, then the other text files, then the binary ones (by path)."""
-    from arena.adapters.comp424_names import ENTRY as COMP424_ENTRY  # start-up: only on a comp424 league's page
+    from arena.comp424_names import ENTRY as COMP424_ENTRY  # start-up: only on a comp424 league's page
     main = snap.entry
     if main == COMP424_ENTRY:  # arena's own entry: the student's agent is the file to read
         py = sorted(p for p in snap.files if p.endswith(".py") and p != COMP424_ENTRY)

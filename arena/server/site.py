@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.league.config import LeagueConfig
 from arena.server import auth, similarity
-from arena.submissions.snapshot import MB
+from arena.snapshot import MB
 from leaderboards import storefile
 from leaderboards.store import Store
 

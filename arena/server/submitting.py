@@ -11,7 +11,7 @@ from arena.server.decisions import withdrawn_line
 from arena.server.rendering import revoked_line, when
 from arena.server.site import Site
 from arena.server.uploads import TooBig, UploadError, read_upload
-from arena.submissions.snapshot import files_digest
+from arena.snapshot import files_digest
 from arena.text import shown
 from leaderboards import accounts as acc
 from leaderboards import teams as tm

@@ -1,11 +1,11 @@
 """An uploaded bot (a ``.py`` file or a ``.zip`` of a folder bot) read into a
-:class:`arena.submissions.snapshot.Snapshot`, in
+:class:`arena.snapshot.Snapshot`, in
 memory: nothing of an upload is ever written to disk except the snapshot in the store.
 
 A zip is hostile input. Each entry's name is checked before its bytes are read (no absolute path, drive or
 backslash, no ``..`` or empty component, no symlink, device, FIFO or socket, no name twice (case-folded), no name
 both a file and a folder, at most :data:`MAX_PATH` characters and ``MAX_DEPTH`` folders deep, at most
-:data:`arena.submissions.snapshot.MAX_FILES` files and folders), and the bytes are counted as they are
+:data:`arena.snapshot.MAX_FILES` files and folders), and the bytes are counted as they are
 decompressed, so a zip bomb stops at the league's ``max_bot_mb`` however small its headers say it is.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import stat
 import zipfile
 
 from arena.errors import ArenaError, ConfigError
-from arena.submissions.snapshot import DEFAULT_ENTRY, MAX_DEPTH, MAX_FILES, MB, Snapshot, make, single
+from arena.snapshot import DEFAULT_ENTRY, MAX_DEPTH, MAX_FILES, MB, Snapshot, make, single
 
 MAX_PATH = 255
 """Characters of one path inside a zipped bot."""
