@@ -35,6 +35,11 @@ def site(tmp_path_factory):
     assert server.stop() == 143
 
 
+def test_the_site_says_where_it_answers_once_its_lifespan_started(site):
+    """uvicorn runs the application's lifespan (lifespan="on"): arena serve's says the address there."""
+    assert f"arena serve: league srv on http://127.0.0.1:{site['server'].port}/" in site["server"].output()
+
+
 @pytest.mark.slow
 def test_session_cookie_is_httponly_samesite_strict_and_not_secure_without_https(site):
     c = Client(site["server"].base)
