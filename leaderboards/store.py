@@ -152,6 +152,11 @@ class Store:
         conn.execute("PRAGMA foreign_keys=ON")
         return type(self)(conn, self.path, self.schema_version)
 
+    def settled(self) -> bool:
+        """Whether this connection, kept for reuse (a web thread's: :meth:`another`), reads the store as it is now:
+        no transaction left open pins an old snapshot (:func:`leaderboards.storefile.settled`)."""
+        return storefile.settled(self.conn)
+
     def close(self) -> None:
         self.conn.close()
 

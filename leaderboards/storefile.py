@@ -122,9 +122,10 @@ def connect_writer(path: Path) -> sqlite3.Connection:
 
 
 def settled(conn: sqlite3.Connection) -> bool:
-    """Whether a connection kept for reuse (a web thread's) has no statement left unfinished: one that a cursor, a
-    generator or a traceback still holds pins the snapshot it started in, and every later read would see that old
-    store. An empty transaction shows it (its COMMIT fails while such a statement is pending)."""
+    """Whether a connection kept for reuse (a web thread's) has no transaction left open (an exception between a
+    BEGIN and its COMMIT): it would pin the snapshot it started in, and every later read would see that old store.
+    An empty transaction shows it (its BEGIN or its COMMIT fails). A read statement left pending in autocommit mode
+    is not seen (SQLite commits an empty transaction around it): readers finish or drop their cursors."""
     try:
         conn.execute("BEGIN")
         conn.execute("COMMIT")

@@ -13,7 +13,6 @@ from typing import Any
 from arena.league.config import LeagueConfig
 from arena.server import auth, similarity
 from arena.snapshot import MB
-from leaderboards import storefile
 from leaderboards.store import Store
 
 
@@ -37,7 +36,7 @@ class Connections:
 
     def store(self) -> Store:
         store = getattr(self._local, "store", None)
-        if store is not None and not storefile.settled(store.conn):  # (an old snapshot: a fresh connection)
+        if store is not None and not store.settled():  # (a transaction left open: an old snapshot)
             store.close()
             store = None
         if store is None:
