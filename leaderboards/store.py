@@ -154,7 +154,8 @@ class Store:
 
     def settled(self) -> bool:
         """Whether this connection, kept for reuse (a web thread's: :meth:`another`), reads the store as it is now:
-        no transaction left open pins an old snapshot (:func:`leaderboards.storefile.settled`)."""
+        no statement left pending and no transaction left open pins an old snapshot
+        (:func:`leaderboards.storefile.settled`)."""
         return storefile.settled(self.conn)
 
     def close(self) -> None:

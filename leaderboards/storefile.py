@@ -122,11 +122,16 @@ def connect_writer(path: Path) -> sqlite3.Connection:
 
 
 def settled(conn: sqlite3.Connection) -> bool:
-    """Whether a connection kept for reuse (a web thread's) has no transaction left open (an exception between a
-    BEGIN and its COMMIT): it would pin the snapshot it started in, and every later read would see that old store.
-    An empty transaction shows it (its BEGIN or its COMMIT fails). A read statement left pending in autocommit mode
-    is not seen (SQLite commits an empty transaction around it): readers finish or drop their cursors."""
+    """Whether a connection kept for reuse (a web thread's) reads the store as it is now. A read statement left
+    pending (a cursor that a generator or a traceback still holds) or a transaction left open (an exception between
+    a BEGIN and its COMMIT) pins the snapshot it started in, and every later read would see that old store.
+
+    A pending statement: an interrupt is cleared when the next statement starts only if no other statement is
+    running, so ``SELECT 1`` fails after one. An open transaction: an empty transaction's BEGIN fails. (An empty
+    BEGIN/COMMIT alone does not see a pending read: SQLite commits around it.)"""
+    conn.interrupt()
     try:
+        conn.execute("SELECT 1").fetchone()
         conn.execute("BEGIN")
         conn.execute("COMMIT")
     except sqlite3.Error:

@@ -36,7 +36,7 @@ class Connections:
 
     def store(self) -> Store:
         store = getattr(self._local, "store", None)
-        if store is not None and not store.settled():  # (a transaction left open: an old snapshot)
+        if store is not None and not store.settled():  # (an old snapshot pinned: a fresh connection)
             store.close()
             store = None
         if store is None:

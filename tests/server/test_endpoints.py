@@ -274,14 +274,21 @@ def test_a_viewer_that_cannot_be_looked_up_for_want_of_open_files_is_a_503(made:
         assert c.get("/static/site.css").status_code == 200  # (no store for the static files)
 
 
-def test_a_threads_connection_left_in_a_transaction_is_replaced(made: Made) -> None:
-    """A transaction left open (its COMMIT never ran: an exception between BEGIN and the end of a hand-driven
-    transaction) pins an old snapshot: the thread's next request gets a fresh connection instead of reading the
-    past. (A read statement left pending in autocommit mode pins one too, and no probe sees it: SQLite 3.40 lets an
-    empty transaction commit around it.)"""
+def test_a_threads_connection_left_mid_statement_or_transaction_is_replaced(made: Made) -> None:
+    """A read statement left pending (a cursor a generator or a traceback keeps) or a transaction left open pins an
+    old snapshot: the thread's next request gets a fresh connection instead of reading the past."""
     store = made.site.store()
     assert made.site.store() is store and store.settled()  # (kept for the thread's next request)
-    store.conn.execute("BEGIN")
-    assert store.conn.execute("SELECT count(*) FROM accounts").fetchone()[0] == 3
-    fresh = made.site.store()
-    assert fresh is not store and fresh.settled()
+    with Store.open(made.site.db) as writer:
+        cursor = store.conn.execute("SELECT id FROM accounts")
+        assert cursor.fetchone() is not None  # (two rows left unread: the statement is still running)
+        acc.add_account(writer, writer.find_league("inproc").id, "dora")
+        assert store.conn.execute("SELECT count(*) FROM accounts").fetchone()[0] == 3  # (the pinned past)
+        fresh = made.site.store()
+        assert fresh is not store and fresh.settled()
+        assert fresh.conn.execute("SELECT count(*) FROM accounts").fetchone()[0] == 4
+        fresh.conn.execute("BEGIN")
+        assert fresh.conn.execute("SELECT count(*) FROM accounts").fetchone()[0] == 4
+        again = made.site.store()
+        assert again is not fresh and again.settled()
+        assert made.site.store() is again  # (a settled connection is kept)
