@@ -47,7 +47,7 @@ class Connections:
         return store
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # (one site is one site: compared and hashed by identity)
 class Site:
     """The store, the league file and the running ladder's hooks; the login limits and the caches every request
     shares."""
