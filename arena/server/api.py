@@ -3,8 +3,6 @@
 Refusals are ``{"error": LINE}`` with the status (429 with ``Retry-After``)."""
 from __future__ import annotations
 
-import threading
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -66,32 +64,19 @@ def leaderboard(request: Request, site: Site, store: Store, v: Viewer) -> Respon
     return Response(dumps(doc, indent=2) + "\n", media_type="application/json")
 
 
-class BracketDocs:
-    """The latest bracket document: every viewer's page polls it every 2 s, so it is made again only when a game
-    or a round was stored."""
-
-    def __init__(self) -> None:
-        self.key: tuple[int, int, int] | None = None
-        self.text = ""
-        self.lock = threading.Lock()
-
-
 @guards.threaded
 @guards.public(lambda site, v: error(401, "this league's bracket is for its accounts: send Authorization: "
                                           "Bearer TOKEN"))
 def bracket(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     """`arena bracket --json`'s document (bracket.js polls it)."""
     lg = finals.bracket_league(store, site.config.name)
-    cache: BracketDocs = site.caches.setdefault("bracket", BracketDocs())
     key = (lg.id, store.count_games(lg.id), len(store.decisions(lg.id)))
-    with cache.lock:
-        text = cache.text if cache.key == key else None
+    text = site.brackets.get(key)
     if text is None:
         t = brackets.tournament(store, lg, draw=False)
         if t is None:
             return error(404, "this league is not a tournament (format = \"swiss\", \"knockout\" or "
                               "\"double_elimination\"): it has no bracket")
         text = dumps(t.doc, indent=2) + "\n"
-        with cache.lock:
-            cache.key, cache.text = key, text
+        site.brackets.put(key, text)
     return Response(text, media_type="application/json", headers={"cache-control": "no-store"})

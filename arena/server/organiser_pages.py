@@ -3,8 +3,6 @@ submissions, identical and near-identical bots, the pairs `arena audit` flags, t
 course's final), a submission's files, and the actions (revoke, release, withdraw, start the final)."""
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,31 +16,10 @@ from arena.server.rendering import not_found, page, row_id
 from arena.server.site import Site
 from arena.server.viewers import Viewer
 from leaderboards import accounts as acc
-from leaderboards.audit import league_audit
 from leaderboards.store import Store
 
-AUDIT_EVERY = 60.0
-"""Seconds between two audits of the league for /admin while games come in (leaderboards/audit.py)."""
 ADMIN_ROWS = 500
 """Submissions and organiser actions listed on /admin (the newest)."""
-
-
-class Audits:
-    """`arena audit`'s findings for /admin, kept between views (a fit per pair of bots: seconds for a big league,
-    not for every view while the ladder plays)."""
-
-    def __init__(self) -> None:
-        self.doc: dict[str, Any] | None = None
-        self.games, self.at = 0, 0.0
-        self.lock = threading.Lock()
-
-    def pairs_to_look_at(self, store: Store, league_id: int) -> dict[str, Any]:
-        """The findings, computed again when games were added and :data:`AUDIT_EVERY` seconds have passed."""
-        games = store.count_games(league_id)
-        with self.lock:
-            if self.doc is None or (self.games != games and time.monotonic() - self.at >= AUDIT_EVERY):
-                self.doc, self.games, self.at = league_audit(store, league_id).as_json(), games, time.monotonic()
-            return {**self.doc, "games": self.games}
 
 
 @dataclass(frozen=True)
@@ -88,13 +65,12 @@ def admin_page(request: Request, site: Site, store: Store, v: Viewer) -> Respons
     current = [b for b in bots if b.status != "retired" and b.origin == "submit"]
     identical = similarity.identical(store, lg.id, bots)
     near = similarity.near_duplicates(store, current, site.near)
-    audits: Audits = site.caches.setdefault("audits", Audits())
     return page("admin.html", v, site, problems=site.problems(), accounts=people, counts=counts, subs=subs[:500],
                 names=names,
                 identical={k: x for k, x in identical.items() if x}, near=near,
                 probation=[b for b in bots if b.status == "probation"],
                 actions=acc.actions(store, lg.id, limit=ADMIN_ROWS),
-                audit=audits.pairs_to_look_at(store, lg.id), final=finals.final_of(store, lg.name),
+                audit=site.audits.pairs_to_look_at(store, lg.id), final=finals.final_of(store, lg.name),
                 final_formats=finals.FORMATS, ladder_games=site.config.games)
 
 

@@ -8,10 +8,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from arena.league.config import LeagueConfig
-from arena.server import auth, similarity
+from arena.server import auth, caches, similarity
 from arena.snapshot import MB
 from leaderboards.store import Store
 
@@ -76,8 +75,10 @@ class Site:
     per_address: auth.RateLimit = field(default_factory=lambda: auth.RateLimit(auth.MAX_FAILS_PER_ADDRESS))
     near: similarity.NearCache = field(default_factory=similarity.NearCache)
     """Near-duplicate similarities by pair of bot digests (/admin compares only pairs it has not seen)."""
-    caches: dict[str, Any] = field(default_factory=dict)
-    """The pages' caches (each a module's: arena.server.organiser_pages' audit, arena.server.api's bracket)."""
+    audits: caches.Audits = field(default_factory=caches.Audits)
+    """/admin's audit of the league, made again only as games come in."""
+    brackets: caches.Brackets = field(default_factory=caches.Brackets)
+    """/api/bracket's latest document."""
     connections: Connections = field(init=False)
 
     def __post_init__(self) -> None:

@@ -297,11 +297,11 @@ def test_a_bots_games_are_paged_newest_first(tmp_path):
 def test_admin_audits_the_league_again_only_once_games_were_added(tmp_path, monkeypatch):
     """/admin's "Pairs to look at" is `arena audit` (a fit per pair of bots): a repeat view fits nothing, and new
     games are audited at most once every AUDIT_EVERY seconds."""
-    from arena.server import organiser_pages
+    from arena.server import caches
     config, _ = league_of(tmp_path, 100)
     calls: list[int] = []
-    real = organiser_pages.league_audit
-    monkeypatch.setattr(organiser_pages, "league_audit", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = caches.league_audit
+    monkeypatch.setattr(caches, "league_audit", lambda *a, **k: calls.append(1) or real(*a, **k))
     client = organiser_client(config)
     try:
         for _ in range(3):
@@ -315,7 +315,7 @@ def test_admin_audits_the_league_again_only_once_games_were_added(tmp_path, monk
             store.record_games(league.id, [("900000|nim|me.c|0", "nim", 900, [ids["me"], ids["c"]],
                                             make_record(rng.choice(playouts("nim", 1, 4, rng)), ["me", "c"], rng))])
         assert "as of 120 games" in client.request("/admin")[2] and len(calls) == 1  # (within AUDIT_EVERY)
-        monkeypatch.setattr(organiser_pages, "AUDIT_EVERY", 0.0)
+        monkeypatch.setattr(caches, "AUDIT_EVERY", 0.0)
         assert "as of 121 games" in client.request("/admin")[2] and len(calls) == 2
     finally:
         client.close()
