@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from starlette.testclient import TestClient
+
+from arena.league.config import load_config
 from arena.output.replays import replay
 from arena.output.views import Standing, bot_facts, bot_standing, leaderboard, percentile, result_text, with_elo
+from arena.server.app import create_app
+from arena.server.site import Site
 from arena.tui.data import LeaderRow, StoreReader
 from leaderboards.ratings import ALL
 from tests.leaderboards.support import arena
@@ -167,3 +174,26 @@ def test_game_lists_say_one_result(fixture_store: Fixture) -> None:
         reader.close()
     assert snap is not None and len(snap.games) == 48
     assert {r.id: r.result for r in snap.games} == {i: text.split(":")[0] for i, text in expected.items()}
+
+
+def test_the_server_s_bot_page_shows_the_same_row_and_results(fixture_store: Fixture, tmp_path: Path) -> None:
+    """Issue 34 §2: `arena serve`'s public bot page (in process, over the fixture's store) says the dashboard's
+    numbers: the row's record and failure counts, and one result word per game whose counts are the row's."""
+    store, league = fixture_store.store, fixture_store.demo
+    (tmp_path / "l.toml").write_text(f'name = "demo"\ngames = ["nim", "doublestep"]\n'
+                                     f'database = "{fixture_store.path}"\nbots = ["random", "uct(iterations=100)"]\n')
+    site = Site(db=fixture_store.path, config=load_config(tmp_path / "l.toml"))
+    reader = StoreReader(fixture_store.path)
+    try:
+        with TestClient(create_app(site), follow_redirects=False) as client:
+            for bot in store.bots(league.id):
+                row = reader.bot_detail(bot.id, ALL).rating
+                assert row is not None
+                page = client.get(f"/bots/{bot.id}")
+                assert page.status_code == 200, page.text[:300]
+                assert (f"{row.games} games: {row.wins} won, {row.draws} drawn, {row.losses} lost; failures: "
+                        f"{row.fails_text()}") in page.text
+                words = Counter(re.findall(r'<td class="(won|lost|draw)">', page.text))
+                assert (words["won"], words["draw"], words["lost"]) == (row.wins, row.draws, row.losses)
+    finally:
+        reader.close()
