@@ -205,6 +205,40 @@ def games_per_second(n: int) -> tuple[float, float, str]:
     return sandboxed, m / (time.perf_counter() - t0), spec + (f" ({note})" if note else "")
 
 
+def _fork_server_cpu() -> tuple[float, float]:
+    """(CPU seconds of this process's fork server, of its children it reaped: every bot's init and bot)."""
+    from arena.sandbox import zygote  # start-up: the sandbox only when this suite runs
+    pid = zygote.running_pid()
+    if pid is None:
+        return 0.0, 0.0
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick
+
+
+def game_cost(n: int, spec: str = "nim") -> dict[str, float]:
+    """Per sandboxed random-vs-random game, in ms: the wall time end to end (both bots started, played, killed,
+    cleaned up), the referee's CPU, the fork server's and its children's (the bots' inits and the bots); and the
+    same game in process (``in_process``)."""
+    from arena.referee.sandboxed import play_game  # start-up: the sandbox only when a game is played
+    for seed in range(3):  # the fork server and the runtime are this process's once: not a game's cost
+        play_game(spec, ["random", "random"], seed, LIMITS)
+    server0, children0 = _fork_server_cpu()
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    for seed in range(n):
+        play_game(spec, ["random", "random"], 100 + seed, LIMITS)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    server1, children1 = _fork_server_cpu()
+    game = games.load(spec)
+    t0 = time.perf_counter()
+    for seed in range(20 * n):
+        play(game, [bots.make("random", game, 0, seed), bots.make("random", game, 1, seed + 1)], seed)
+    return {"wall_ms": wall / n * 1e3, "referee_cpu_ms": cpu / n * 1e3,
+            "fork_server_cpu_ms": (server1 - server0) / n * 1e3, "bots_cpu_ms": (children1 - children0) / n * 1e3,
+            "in_process_ms": (time.perf_counter() - t0) / (20 * n) * 1e3}
+
+
 def run(quick: bool = False) -> Iterable[Record]:
     """The suite's records (``quick``: fewer repetitions)."""
     moves = 300 if quick else 3000
@@ -238,6 +272,12 @@ def run(quick: bool = False) -> Iterable[Record]:
                "fresh interpreter, plain subprocess, no layers", plain * 1e3, target=plain / 0.040,
                note="target <= 40 ms (the ratio target is baseline/40 ms); sandboxed bots fork from the "
                     "fork server (arena/sandbox/zygote.py), which starts once per referee process")
+    nim = game_cost(10 if quick else 60)
+    yield cost(SUITE, "a sandboxed random vs random nim game, end to end (-j 1)", nim["wall_ms"], "ms",
+               "the same game in process", nim["in_process_ms"],
+               note=f"goal <= 12 ms (issue 33); CPU a game: referee {nim['referee_cpu_ms']:.1f} ms, fork server "
+                    f"{nim['fork_server_cpu_ms']:.1f} ms, its children (each bot's init and the bot) "
+                    f"{nim['bots_cpu_ms']:.1f} ms (clock ticks: coarse over few games)", details=nim)
     sandboxed, inproc, spec = games_per_second(3 if quick else 20)
     yield rate(SUITE, f"random vs random games/s through the sandbox, {spec}", sandboxed, "games/s",
                "in-process arena.referee.loop", inproc, note="two sandboxed processes started per game")

@@ -328,6 +328,13 @@ def get(argv: list[str], env: dict[str, str]) -> Zygote:
         return _ZYGOTE
 
 
+def running_pid() -> int | None:
+    """The pid of this process's fork server, None when it has none running (benchmarks read its CPU time)."""
+    server = _ZYGOTE
+    return server.proc.pid if server is not None and server.proc is not None and server.alive() \
+        and server.owner == os.getpid() else None
+
+
 def enabled() -> bool:
     """The fork server is on unless ``ARENA_SANDBOX_ZYGOTE=0``."""
     return os.environ.get("ARENA_SANDBOX_ZYGOTE", "1") != "0" and sys.platform.startswith("linux")
