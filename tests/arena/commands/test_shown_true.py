@@ -131,7 +131,9 @@ def test_a_bot_without_games_is_unrated_and_ranked_after_the_rated(waiting):
         rows = reader.poll(None, ALL).leaderboard
     finally:
         reader.close()
-    assert rows[-1].label == "late" and rows[-1].elo == (None, None, None, None), rows[-1]
+    late_row = rows[-1]  # (fitted, and unrated: no Elo, interval or group)
+    assert late_row.label == "late" and late_row.fitted, late_row
+    assert (late_row.elo, late_row.elo_low, late_row.elo_high, late_row.group) == (None, None, None, None), late_row
 
 
 def test_pairs_that_never_met_are_blank_in_the_head_to_head(waiting):
