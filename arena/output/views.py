@@ -274,6 +274,13 @@ RESULT_WORDS = {"win": "won", "draw": "draw", "loss": "lost"}
 """A game's result for one seat (:func:`arena.results.outcome.seat_results`) as a page says it."""
 
 
+def seat_word(returns: Sequence[float], seat: int) -> str:
+    """``won``, ``draw`` or ``lost`` for ``seat`` (:data:`RESULT_WORDS` of its
+    :func:`~arena.results.outcome.seat_results`): the one rule every page words a bot's game by; "" without
+    returns."""
+    return RESULT_WORDS[seat_results(returns)[seat]] if returns else ""
+
+
 @dataclass(frozen=True)
 class BotFailure:
     """One failure of a bot: its game, reason, move (1-based) and detail (the tail of the bot's traceback)."""
@@ -390,7 +397,7 @@ def bot_facts(games: Iterable[StoredGame], seen: Any = None) -> tuple[dict[int, 
             f.games.append(BotGame(g.id, g.game, seat, g.returns[seat] if g.returns else 0,
                                    g.terminations[seat] if g.terminations else "",
                                    [p for s, p in enumerate(g.players) if s != seat],
-                                   RESULT_WORDS[seat_results(g.returns)[seat]] if g.returns else ""))
+                                   seat_word(g.returns, seat)))
             mine = [k for k, s in enumerate(g.move_seats) if s == seat]
             for n, k in enumerate(mine):
                 item = SlowMove(g.wall_times[k], g.id, n + 1, g.cpu_times[k] if k < len(g.cpu_times) else 0.0)

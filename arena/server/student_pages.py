@@ -9,6 +9,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from arena.output.views import seat_word
 from arena.server import auth, guards, scrimmage_pages
 from arena.server.forms import form, login_form
 from arena.server.rendering import page, revoked_line, row_id
@@ -30,7 +31,7 @@ class Result:
     seat: int
     against: list[str]
     outcome: str
-    """won, lost or draw (the bot's return against the best of the others')."""
+    """won, lost or draw (:func:`arena.output.views.seat_word`)."""
     how: str
     """"" for a game played to its end, else who ended it how (``bob: timeout``)."""
 
@@ -42,12 +43,10 @@ def results(games: list[Any], ids: set[int]) -> list[Result]:
         seat = next((i for i, b in enumerate(g.seats) if b in ids), None)
         if seat is None or not g.returns:
             continue
-        best_other = max((r for i, r in enumerate(g.returns) if i != seat), default=g.returns[seat])
-        mine = g.returns[seat]
-        outcome = "won" if mine > best_other else "lost" if mine < best_other else "draw"
         how = ", ".join(f"{'your bot' if i == seat else shown(g.players[i])}: {t}"
                         for i, t in enumerate(g.terminations) if t != "normal")
-        out.append(Result(g.id, g.game, seat, [p for i, p in enumerate(g.players) if i != seat], outcome, how))
+        out.append(Result(g.id, g.game, seat, [p for i, p in enumerate(g.players) if i != seat],
+                          seat_word(g.returns, seat), how))
     return out
 
 
