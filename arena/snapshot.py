@@ -23,8 +23,8 @@ MAX_FILES = 10_000
 """Files and folders in one snapshot (a folder with more is refused; the size limit alone would allow millions, and
 every folder is written again for each game)."""
 MAX_DEPTH = 32
-"""Folder levels in one snapshot (a deeper folder is refused in one line: the walk recursed once per level, and
-1,500 levels ended `arena match`, `arena submit` and a league run in a RecursionError)."""
+"""Folder levels in one snapshot (a deeper folder is refused in one line: the walk recurses once per level, so a
+folder some thousand levels deep would end `arena match`, `arena submit` or a league run in a RecursionError)."""
 _MAGIC = b"arena-snapshot/1\n"
 SKIPPED_DIRS = ("__pycache__",)
 
@@ -49,7 +49,7 @@ class Snapshot:
     @property
     def size(self) -> int:
         """Bytes of content and of the files' relative paths (what the size limit counts: the store keeps both, and
-        10,000 long random names of empty files were megabytes a "1 MB" limit never saw)."""
+        thousands of long names of empty files would otherwise be megabytes a "1 MB" limit never sees)."""
         return sum(len(path.encode()) + len(data) for path, data in self.files.items())
 
     def entry_text(self) -> str:

@@ -275,7 +275,8 @@ class BotProcess:
             reply = self.channel.read_message(deadline)
         except BotTimeoutError:
             # Missing the start-up allowance is dealt with once: the bot is killed (alive turns False), so it
-            # forfeits now instead of being waited for again at every move (random_move games stalled on it).
+            # forfeits now instead of being waited for again at every move (under random_move its game would
+            # stall on it every turn).
             self._kill()
             raise BotTimeoutError(f"bot did not become ready within its start-up allowance "
                                   f"({self.limits.startup_time():g} s "

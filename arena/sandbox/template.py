@@ -1,17 +1,17 @@
 """The bots' read-only runtime, mounted once per fork server and copied for each bot.
 
 A bot's new root is ~100 read-only bind mounts (:func:`arena.sandbox.spawn.build_root`); made by every bot's
-start it was the largest part of the start (~100 ``mount``s and ~120 ``mkdir``s from Python, and the tmpfs torn
-down at the bot's exit). Here the fork server (root only) mounts it once, in a mount namespace of its own held
-by a descriptor (:class:`Template`): each bot's start enters that namespace and ``unshare``s a copy of it (one
+start it would be the largest part of the start (~100 ``mount``s and ~120 ``mkdir``s from Python, and the tmpfs
+torn down at the bot's exit). Here the fork server (root only) mounts it once, in a mount namespace of its own
+held by a descriptor (:class:`Template`): each bot's start enters that namespace and ``unshare``s a copy of it (one
 system call that copies the mount tree in the kernel), then mounts only its own ``/bot`` before ``pivot_root``.
 
-What a bot sees is the same as before: the same mounts, made read-only in its own copy. The template's tmpfs is
-one file system shared by the copies; nothing writes to it once it is built (each copy is read-only before any
-bot code runs), so it carries nothing from one bot to the next. The namespace is a snapshot of the host's mounts
+A bot sees the mounts a root of its own would have, made read-only in its own copy. The template's tmpfs is one
+file system shared by the copies; nothing writes to it once it is built (each copy is read-only before any bot
+code runs), so it carries nothing from one bot to the next. The namespace is a snapshot of the host's mounts
 when it was built: the fork server watches the host's mount table (``/proc/self/mounts`` is readable with
 ``POLLPRI`` when it changes) and builds it again on any change, so a bot never misses a file system mounted since.
-Without root (a user namespace per bot) every bot builds its root itself, as before.
+Without root (a user namespace per bot) every bot builds its root itself.
 """
 from __future__ import annotations
 
