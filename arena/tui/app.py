@@ -178,7 +178,7 @@ class ArenaApp(App[None]):
             self._focus_table()
         if snapshot.trends_complete and not self._gc_frozen:
             # What is loaded now (the history, the widgets) lives as long as the dashboard: out of the cyclic
-            # GC's sight, whose full collections otherwise stalled the UI 50-135 ms at a time with 200 bots.
+            # GC's sight, whose full collections otherwise stall the UI 50-135 ms at a time with 200 bots.
             # Once only: what is frozen is still freed by reference counting, only its cycles would stay.
             gc.freeze()
             self._gc_frozen = True
@@ -383,8 +383,8 @@ class ArenaApp(App[None]):
             self.open_bot(int(key))
 
     def _push_once(self, screen: Any) -> None:
-        """Pushes a replay or bot screen unless one is already open: Enter pressed twice while the first was
-        loading made two workers, and two screens stacked (Esc showed the same replay again)."""
+        """Pushes a replay or bot screen unless one is already open, so that Enter pressed twice while the first
+        is loading stacks one screen, not two (Esc would show the same replay again)."""
         if not isinstance(self.screen, type(screen)):
             self.push_screen(screen)
 

@@ -267,7 +267,7 @@ _TREND_RANGES: dict[int, tuple[tuple[float, ...], float, float]] = {}
 
 def trend_scale(rows: list[LeaderRow]) -> tuple[float, float] | None:
     """The lowest and highest μ-3σ over every bot's trend: one scale for all sparklines, so a bot whose line
-    is low is low against the others (scaled per bot, a losing bot's rising μ-3σ looked like a winner's)."""
+    is low is low against the others (scaled per bot, a losing bot's rising μ-3σ would look like a winner's)."""
     lo = hi = None
     for row in rows:
         if not row.trend:
@@ -428,7 +428,7 @@ class HeadToHeadTable(LiveTable):
         self.fit_names()
 
     def watch_scroll_x(self, old: float, new: float) -> None:
-        """Scrolls sideways by whole columns: beside the fixed bot column a partly scrolled column showed the
+        """Scrolls sideways by whole columns: beside the fixed bot column a partly scrolled column would show the
         tail of its cells ("% 2") as if it belonged to the bot's name."""
         edges, x = [0], 0
         for column in list(self.ordered_columns)[self.fixed_columns:]:
