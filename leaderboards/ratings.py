@@ -177,7 +177,7 @@ class RatedGame:
 def failure_reasons(terminations: Sequence[str], failures: Sequence[Failure], seat: int) -> set[str]:
     """The kinds of failure of one seat in one game (each counted once per game): its termination reason
     if not normal, plus the reasons of its substituted moves, as plain words. A termination no Termination has (a
-    store edited by hand) still fails the game, and counts in no counter; a failure's unknown reason was read as a
+    store edited by hand) still fails the game, and counts in no counter; a failure's unknown reason is read as a
     crash (:meth:`Failure.from_dict`)."""
     reasons = {str(f.reason) for f in failures if f.seat == seat}
     if seat < len(terminations) and terminations[seat] != Termination.NORMAL:

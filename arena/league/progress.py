@@ -23,7 +23,7 @@ SIDECAR_EVERY = 1.0
 """Seconds between writes of the progress file the dashboard reads."""
 REFRESH_PER_SECOND = 2
 """Redraws of the terminal bar a second: the league runner draws it in its own process, and rich's default (10)
-cost it ~30 ms of CPU a second (docs/scale.md, issue 26)."""
+costs it ~30 ms of CPU a second (docs/scale.md)."""
 
 
 def read_progress(db: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -4,7 +4,7 @@ Each worker is a fresh interpreter started by the writer (a direct child, in its
 tasks from one pipe and writes results to another, one length-prefixed pickle frame each way. Both ends are
 arena's own code (a bot never writes to these pipes; its messages are JSON that the referee parses). There
 are no multiprocessing queues or locks, so nothing is registered with multiprocessing's resource tracker: a
-SIGKILLed runner leaves no "leaked semaphore" warnings (a ProcessPoolExecutor left six), and the writer can
+SIGKILLed runner leaves no "leaked semaphore" warnings (a ProcessPoolExecutor's locks do), and the writer can
 stop every worker at once.
 
 A task's bot snapshots travel to a worker once: the writer keeps, per worker, which snapshots it holds

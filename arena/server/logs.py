@@ -73,7 +73,7 @@ class Repeats(logging.Filter):
 
 def limit(loggers: tuple[str, ...] = ("uvicorn", "uvicorn.error", "uvicorn.access")) -> Repeats:
     """Puts one :class:`Repeats` on the handlers of ``loggers`` and on a stderr handler of the root logger (asyncio's
-    and arena's own lines reach it; without it they went to logging's last resort, unlimited)."""
+    and arena's own lines reach it; without it they would go to logging's last resort, unlimited)."""
     repeats = Repeats()
     for name in loggers:
         for handler in logging.getLogger(name).handlers:

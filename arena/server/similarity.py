@@ -22,7 +22,7 @@ NEAR = 0.9
 near-duplicates."""
 NEAR_LINES = 1000
 """Lines of each entry file compared (stripped, blank ones left out). Compared character by character, two
-near-identical 67 kB files took minutes of the server's one interpreter lock on every view of /admin; by lines,
+near-identical 67 kB files take minutes of the server's one interpreter lock on every view of /admin; by lines,
 capped, the worst pair is a fraction of a second."""
 MAX_PAIRS = 100_000
 """Pairs of digests whose similarity is kept (about 150 bytes each; the least recently used forgotten first):

@@ -1,8 +1,8 @@
 """Validation of a submitted bot before it enters a league (``arena submit``, ``arena serve``): for each game of the
 league, one game from every seat, through the real sandboxed referee and the league's limits.
 
-Every seat, because a league plays every seat equally often: a bot that crashes only in seat 1 passed a
-seat-0 validation and then failed half of its league games.
+Every seat, because a league plays every seat equally often: a bot that crashes only in seat 1 would pass a
+seat-0 validation and then fail half of its league games.
 
 Nothing a bot sees tells a validation game from a league game: the same game specs and limits, the league's secret
 chance key, a seed drawn like a league game's (62 bits, derived from that key, so unpredictable), and opponents drawn
