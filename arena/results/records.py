@@ -129,7 +129,7 @@ class GameRecord:
         """The record as plain JSON data, in schema :data:`RECORD_SCHEMA` (the ``schema`` key): a copy that shares
         nothing mutable with the record (what :func:`dataclasses.asdict` gives, in its key order)."""
         # Written out instead of asdict: asdict deep-copies every leaf through copy.deepcopy (0.4 ms for a short
-        # Nim game), which the league writer and every worker paid once per game.
+        # Nim game), which the league writer and every worker would pay once per game.
         return {"game": self.game, "seed": self.seed, "players": list(self.players), "history": list(self.history),
                 "returns": list(self.returns), "terminations": [str(t) for t in self.terminations],
                 "move_seats": list(self.move_seats), "wall_times": list(self.wall_times),

@@ -164,7 +164,8 @@ def make_plan(mode: str, uid: int, bot_path: str | None, cgroup_procs: list[str]
 def _runtime_plan(view: runtime.View) -> tuple[tuple[tuple[str, str, bool], ...], tuple[str, ...],
                                               tuple[tuple[str, str], ...]]:
     """The part of every bot's plan that comes from the runtime view: (binds, read paths, symlinks), worked out
-    once per view (a bot's start paid ~1 ms of the referee's CPU for it: the read paths are a quadratic walk)."""
+    once per view (worked out at each bot's start it would cost the referee ~1 ms of CPU: the read paths are a
+    quadratic walk)."""
     trees = runtime_trees()
     sys_paths, links = system_trees()
     kept = list(view.binds) + [(p, p, False) for p, d in sys_paths if p in DEV_NODES]
