@@ -104,19 +104,213 @@ class Capabilities:
     problems: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class GroupName:
+    """A bot group's directory name, ``bot-<referee pid>-<n>`` (``probe-...`` for the capability probe): the
+    referee's pid says whose it is, so groups of a referee that died can be told and removed."""
+
+    kind: str
+    """"bot" or "probe"."""
+    pid: int
+    n: int
+
+    KINDS = ("bot", "probe")
+
+    def __str__(self) -> str:
+        return f"{self.kind}-{self.pid}-{self.n}"
+
+    @classmethod
+    def parse(cls, text: str) -> GroupName | None:
+        """The name ``text`` spells, or None when it is no group of arena's."""
+        parts = text.split("-")
+        if len(parts) != 3 or parts[0] not in cls.KINDS or not parts[1].isdigit() or not parts[2].isdigit():
+            return None
+        return cls(parts[0], int(parts[1]), int(parts[2]))
+
+
+class Group:
+    """One directory of a bot's group in one hierarchy: what a bot's group does there, in that hierarchy's files.
+    :class:`V2Group` (the unified hierarchy, pure or the hybrid ``unified`` mount) and :class:`V1Group` (one v1
+    controller's hierarchy) answer the same questions; a bot's :class:`BotCgroup` asks whichever holds each role."""
+
+    version = ""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    # memory
+    def set_memory(self, limit: int, current: int | None = None) -> None:
+        raise NotImplementedError
+
+    def memory_used(self) -> int:
+        raise NotImplementedError
+
+    def reclaim_all(self) -> None:
+        """Frees every reclaimable page and cache entry charged to the (empty) group."""
+        raise NotImplementedError
+
+    def kernel_bytes(self) -> int:
+        raise NotImplementedError
+
+    def oom_kills(self) -> int:
+        """OOM kills the kernel has counted in the group since it was made."""
+        for line in _read(self.file(self.OOM_FILE)).splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+        return 0
+
+    OOM_FILE = ""
+
+    def reset_peaks(self) -> None:
+        """Sets the group's peak and failure counters back to zero where they can be."""
+
+    def hit_limit(self) -> bool:
+        """Whether the memory limit was reached since :meth:`reset_peaks` (where the OOM counter may miss it)."""
+        return False
+
+    # pids, cpuset
+    def set_pids(self, n: int) -> None:
+        _write(self.file("pids.max"), str(n))
+
+    def set_cpus(self, cpu_list: str) -> None:
+        _write(self.file("cpuset.cpus"), cpu_list)
+
+    # freezer, CPU time
+    FREEZE_FILE = ""
+    STATE_FILE = ""
+
+    def freeze_value(self, frozen: bool) -> bytes:
+        raise NotImplementedError
+
+    def is_frozen(self, state: bytes) -> bool:
+        raise NotImplementedError
+
+    CPU_FILE = ""
+
+    def cpu_from(self, text: bytes) -> float | None:
+        raise NotImplementedError
+
+
+class V2Group(Group):
+    """A group in the unified hierarchy: ``memory.max``, ``pids.max``, ``cgroup.freeze``, ``cpu.stat``,
+    ``cgroup.kill``."""
+
+    version = "v2"
+    OOM_FILE = "memory.events"
+    FREEZE_FILE = "cgroup.freeze"
+    STATE_FILE = "cgroup.events"
+    CPU_FILE = "cpu.stat"
+
+    def set_memory(self, limit: int, current: int | None = None) -> None:
+        _write(self.file("memory.max"), str(limit))
+        if current is None and os.path.exists(self.file("memory.swap.max")):  # (made: no swapping, ever)
+            _write(self.file("memory.swap.max"), "0")
+
+    def memory_used(self) -> int:
+        return int(_read(self.file("memory.current")))
+
+    def reclaim_all(self) -> None:
+        try:
+            _write(self.file("memory.reclaim"), str(1 << 40))
+        except OSError:  # EAGAIN when it cannot reclaim it all (what it could is freed), or no such file
+            pass
+
+    def kernel_bytes(self) -> int:
+        stat = dict(line.split() for line in _read(self.file("memory.stat")).splitlines())
+        return int(stat.get("slab", 0))
+
+    def freeze_value(self, frozen: bool) -> bytes:
+        return b"1" if frozen else b"0"
+
+    def is_frozen(self, state: bytes) -> bool:  # an empty group (a killed bot's) is thawed by the kill: nothing runs
+        return b"frozen 1" in state or b"populated 0" in state
+
+    def cpu_from(self, text: bytes) -> float | None:
+        if text.startswith(b"usage_usec "):  # the first line on every kernel so far
+            return int(text[11:text.index(b"\n")]) / 1e6
+        for line in text.split(b"\n"):
+            if line.startswith(b"usage_usec"):
+                return int(line.split()[1]) / 1e6
+        return None
+
+    @property
+    def can_kill(self) -> bool:
+        return os.path.exists(self.file("cgroup.kill"))
+
+
+class V1Group(Group):
+    """A group in one v1 controller's hierarchy (``memory``, ``pids``, ``freezer``, ``cpuacct`` or ``cpuset``)."""
+
+    version = "v1"
+    OOM_FILE = "memory.oom_control"
+    FREEZE_FILE = STATE_FILE = "freezer.state"
+    CPU_FILE = "cpuacct.usage"
+
+    def __init__(self, path: str, controller: str) -> None:
+        super().__init__(path)
+        self.controller = controller
+
+    def set_memory(self, limit: int, current: int | None = None) -> None:
+        # memsw (memory + swap: the same limit forbids swapping) may never be below the limit: raised first, lowered
+        # last (``current``: the limit now; None for a new group, whose limits are the kernel's maximum: lowered)
+        order = ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes")
+        for name in order if current is not None and limit > current else order[::-1]:
+            try:
+                _write(self.file(name), str(limit))
+            except OSError:
+                if name == "memory.limit_in_bytes":
+                    raise  # (no memsw file: a kernel without swap accounting)
+
+    def memory_limit(self) -> int:
+        return int(_read(self.file("memory.limit_in_bytes")))
+
+    def memory_used(self) -> int:
+        return int(_read(self.file("memory.usage_in_bytes")))
+
+    def reclaim_all(self) -> None:
+        try:
+            _write(self.file("memory.force_empty"), "0")
+        except OSError:
+            pass
+
+    def kernel_bytes(self) -> int:
+        return int(_read(self.file("memory.kmem.usage_in_bytes")))
+
+    def reset_peaks(self) -> None:
+        _write(self.file("memory.failcnt"), "0")
+        _write(self.file("memory.max_usage_in_bytes"), "0")
+
+    def hit_limit(self) -> bool:
+        return int(_read(self.file("memory.failcnt")) or 0) > 0 and \
+            int(_read(self.file("memory.max_usage_in_bytes"))) >= self.memory_limit() - (1 << 20)
+
+    def freeze_value(self, frozen: bool) -> bytes:
+        return b"FROZEN" if frozen else b"THAWED"
+
+    def is_frozen(self, state: bytes) -> bool:
+        return state.startswith(b"FROZEN")
+
+    def cpu_from(self, text: bytes) -> float | None:
+        return int(text) / 1e9
+
+
 @dataclass
 class BotCgroup:
-    """The cgroups of one running bot."""
+    """The cgroups of one running bot: a group in each hierarchy that offers something, and which of them holds
+    each role (memory limit, process limit, freezer, CPU time, cpuset, tree kill)."""
 
     name: str
-    dirs: dict[str, str] = field(default_factory=dict)
-    """hierarchy key ("v2", "memory", "pids", "freezer", "cpuacct") -> directory."""
-    memory: str | None = None
-    pids: str | None = None
-    freeze_kind: str | None = None
-    cpu_kind: str | None = None
-    cpuset: str | None = None
+    groups: dict[str, Group] = field(default_factory=dict)
+    """hierarchy key ("v2", "memory", "pids", "freezer", "cpuacct", "cpuset") -> its group."""
     problems: list[str] = field(default_factory=list)
+    _memory: Group | None = None
+    _pids: Group | None = None
+    _freezer: Group | None = None
+    _cpu: Group | None = None
+    _cpuset: Group | None = None
     _freeze_fd: int = -1
     _state_fd: int = -1
     _cpu_fd: int = -1
@@ -127,6 +321,32 @@ class BotCgroup:
     _cpu_base: float = 0.0
     """CPU seconds the group had used before this bot (v2 ``cpu.stat`` cannot be reset)."""
 
+    # which version holds each role ("v1", "v2" or None): what the layer check and the failure texts say
+    @property
+    def dirs(self) -> dict[str, str]:
+        """hierarchy key -> directory."""
+        return {key: group.path for key, group in self.groups.items()}
+
+    @property
+    def memory(self) -> str | None:
+        return self._memory.version if self._memory else None
+
+    @property
+    def pids(self) -> str | None:
+        return self._pids.version if self._pids else None
+
+    @property
+    def freeze_kind(self) -> str | None:
+        return self._freezer.version if self._freezer else None
+
+    @property
+    def cpu_kind(self) -> str | None:
+        return self._cpu.version if self._cpu else None
+
+    @property
+    def cpuset(self) -> str | None:
+        return self._cpuset.version if self._cpuset else None
+
     @classmethod
     def create(cls, name: str, memory_bytes: int | None, max_pids: int | None,
                cpus: set[int] | None = None) -> BotCgroup:
@@ -134,16 +354,16 @@ class BotCgroup:
 
         ``cpus``: the CPUs the bot may use (default: those of the calling thread, i.e. the referee's)."""
         group = cls(name)
-        cpu_list = ",".join(str(c) for c in sorted(cpus if cpus is not None else os.sched_getaffinity(0)))
+        cpu_list = _cpu_list(cpus)
         v2path, v1paths = _own_paths()
         mount = _v2_mount()
         if mount is not None and v2path is not None:
             parent = os.path.join(mount, v2path.lstrip("/"), PARENT)
             try:
                 os.makedirs(parent, exist_ok=True)
-                d = os.path.join(parent, name)
-                _mkdir_fresh(d)
-                group.dirs["v2"] = d
+                v2 = V2Group(os.path.join(parent, name))
+                _mkdir_fresh(v2.path)
+                group.groups["v2"] = v2
                 enabled = set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
                 wanted = {"memory", "pids", "cpuset"} & set(_read(os.path.join(parent, "cgroup.controllers")).split())
                 if wanted - enabled:
@@ -152,29 +372,24 @@ class BotCgroup:
                                " ".join("+" + c for c in wanted - enabled))
                     except OSError as exc:
                         group.problems.append(f"v2 controllers {sorted(wanted)} not delegated: {exc.strerror}")
-                if memory_bytes and os.path.exists(os.path.join(d, "memory.max")):
-                    _write(os.path.join(d, "memory.max"), str(memory_bytes))
-                    if os.path.exists(os.path.join(d, "memory.swap.max")):
-                        _write(os.path.join(d, "memory.swap.max"), "0")
-                    group.memory = "v2"
-                if max_pids and os.path.exists(os.path.join(d, "pids.max")):
-                    _write(os.path.join(d, "pids.max"), str(max_pids))
-                    group.pids = "v2"
-                if os.path.exists(os.path.join(d, "cgroup.freeze")):
-                    group.freeze_kind = "v2"
-                if os.path.exists(os.path.join(d, "cpu.stat")):
-                    group.cpu_kind = "v2"
-                if os.path.exists(os.path.join(d, "cpuset.cpus")):
-                    _write(os.path.join(d, "cpuset.cpus"), cpu_list)
-                    group.cpuset = "v2"
+                if memory_bytes and os.path.exists(v2.file("memory.max")):
+                    v2.set_memory(memory_bytes)
+                    group._memory = v2
+                if max_pids and os.path.exists(v2.file("pids.max")):
+                    v2.set_pids(max_pids)
+                    group._pids = v2
+                if os.path.exists(v2.file("cgroup.freeze")):
+                    group._freezer = v2
+                if os.path.exists(v2.file("cpu.stat")):
+                    group._cpu = v2
+                if os.path.exists(v2.file("cpuset.cpus")):
+                    v2.set_cpus(cpu_list)
+                    group._cpuset = v2
             except OSError as exc:
                 group.problems.append(f"v2 cgroup: {exc.strerror or exc}")
-        for controller in ("memory", "pids", "freezer", "cpuacct", "cpuset"):
-            if controller == "memory" and group.memory or controller == "pids" and group.pids:
-                continue
-            if controller == "freezer" and group.freeze_kind or controller == "cpuacct" and group.cpu_kind:
-                continue
-            if controller == "cpuset" and group.cpuset:
+        roles = {"memory": "_memory", "pids": "_pids", "freezer": "_freezer", "cpuacct": "_cpu", "cpuset": "_cpuset"}
+        for controller, role in roles.items():
+            if getattr(group, role) is not None:  # (the unified hierarchy holds it)
                 continue
             base = os.path.join(ROOT, controller)
             if controller not in v1paths or not os.path.exists(os.path.join(base, "tasks")):
@@ -184,27 +399,19 @@ class BotCgroup:
                 os.makedirs(parent, exist_ok=True)
                 if controller == "cpuset":  # a v1 cpuset starts empty: give ours its parent's CPUs and nodes
                     _inherit_cpuset(parent)
-                d = os.path.join(parent, name)
-                _mkdir_fresh(d)
-                group.dirs[controller] = d
+                v1 = V1Group(os.path.join(parent, name), controller)
+                _mkdir_fresh(v1.path)
+                group.groups[controller] = v1
                 if controller == "memory" and memory_bytes:
-                    _write(os.path.join(d, "memory.limit_in_bytes"), str(memory_bytes))
-                    try:  # also forbid swapping (memsw counts memory + swap)
-                        _write(os.path.join(d, "memory.memsw.limit_in_bytes"), str(memory_bytes))
-                    except OSError:
-                        pass
-                    group.memory = "v1"
+                    v1.set_memory(memory_bytes)
                 elif controller == "pids" and max_pids:
-                    _write(os.path.join(d, "pids.max"), str(max_pids))
-                    group.pids = "v1"
-                elif controller == "freezer":
-                    group.freeze_kind = "v1"
-                elif controller == "cpuacct":
-                    group.cpu_kind = "v1"
+                    v1.set_pids(max_pids)
                 elif controller == "cpuset":
-                    _write(os.path.join(d, "cpuset.cpus"), cpu_list)
-                    _write(os.path.join(d, "cpuset.mems"), _read(os.path.join(parent, "cpuset.mems")).strip())
-                    group.cpuset = "v1"
+                    v1.set_cpus(cpu_list)
+                    _write(v1.file("cpuset.mems"), _read(os.path.join(parent, "cpuset.mems")).strip())
+                if controller == "memory" and not memory_bytes or controller == "pids" and not max_pids:
+                    continue
+                setattr(group, role, v1)
             except OSError as exc:
                 group.problems.append(f"v1 {controller}: {exc.strerror or exc}")
         group._limits = (memory_bytes, max_pids, cpu_list)
@@ -241,27 +448,16 @@ class BotCgroup:
             return False
         self.freeze(False)
         try:
-            if self.memory == "v1":
-                d = self.dirs["memory"]
-                if int(_read(os.path.join(d, "memory.usage_in_bytes"))) > 0:
-                    _write(os.path.join(d, "memory.force_empty"), "0")
-                if int(_read(os.path.join(d, "memory.usage_in_bytes"))) > POOL_KEPT:
+            if self._memory is not None:
+                if self._memory.memory_used() > 0:
+                    self._memory.reclaim_all()
+                if self._memory.memory_used() > POOL_KEPT:
                     return False
-                _write(os.path.join(d, "memory.failcnt"), "0")
-                _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
-            elif self.memory == "v2":
-                d = self.dirs["v2"]
-                if _memory_current(d) > 0:
-                    try:
-                        _write(os.path.join(d, "memory.reclaim"), str(1 << 40))
-                    except OSError:  # EAGAIN: not all of it; the check below says whether enough went
-                        pass
-                if _memory_current(d) > POOL_KEPT:
-                    return False
+                self._memory.reset_peaks()
             self._oom_base = self._oom_count()
             self._cpu_base = 0.0
             self._cpu_base = self.cpu_seconds() or 0.0
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
             return False
         return self.frozen() and not self.pids_in_group()
 
@@ -270,24 +466,17 @@ class BotCgroup:
         the bot's plus what is still charged to the group (:meth:`_clean` freed all it could; the rest, ~0.4 MB
         that varies with what the last bot did, is kernel memory that stays put): every bot can charge exactly
         its limit, so how much the last one left tells the next one nothing."""
-        cpu_list = ",".join(str(c) for c in sorted(cpus if cpus is not None else os.sched_getaffinity(0)))
-        old_memory, old_pids, old_cpus = self._limits
+        cpu_list = _cpu_list(cpus)
+        _, old_pids, old_cpus = self._limits
         try:
-            if memory_bytes and self.memory == "v2":
-                d = self.dirs["v2"]
-                _write(os.path.join(d, "memory.max"), str(memory_bytes + _memory_current(d)))
-            elif memory_bytes and self.memory == "v1":  # memsw may never be below the limit: raise it first
-                d = self.dirs["memory"]
-                limit = memory_bytes + int(_read(os.path.join(d, "memory.usage_in_bytes")))
-                order = ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes")
-                current = int(_read(os.path.join(d, "memory.limit_in_bytes")))
-                for name in order if limit > current else order[::-1]:
-                    if name == "memory.limit_in_bytes" or os.path.exists(os.path.join(d, name)):
-                        _write(os.path.join(d, name), str(limit))
-            if max_pids != old_pids and max_pids and self.pids is not None:
-                _write(os.path.join(self.dirs["v2" if self.pids == "v2" else "pids"], "pids.max"), str(max_pids))
-            if cpu_list != old_cpus and self.cpuset is not None:
-                _write(os.path.join(self.dirs["v2" if self.cpuset == "v2" else "cpuset"], "cpuset.cpus"), cpu_list)
+            memory = self._memory
+            if memory_bytes and memory is not None:
+                limit = memory_bytes + memory.memory_used()
+                memory.set_memory(limit, memory.memory_limit() if isinstance(memory, V1Group) else limit)
+            if max_pids != old_pids and max_pids and self._pids is not None:
+                self._pids.set_pids(max_pids)
+            if cpu_list != old_cpus and self._cpuset is not None:
+                self._cpuset.set_cpus(cpu_list)
         except (OSError, ValueError):
             return False
         self._limits = (memory_bytes, max_pids, cpu_list)
@@ -296,37 +485,31 @@ class BotCgroup:
     def _open_fast_paths(self) -> None:
         # Keep the freeze, frozen-state and CPU files open: a write/pread per move instead of open+close.
         try:
-            if self.freeze_kind == "v2":
-                self._freeze_fd = os.open(os.path.join(self.dirs["v2"], "cgroup.freeze"), os.O_WRONLY | os.O_CLOEXEC)
-                self._state_fd = os.open(os.path.join(self.dirs["v2"], "cgroup.events"), os.O_RDONLY | os.O_CLOEXEC)
-            elif self.freeze_kind == "v1":
-                state = os.path.join(self.dirs["freezer"], "freezer.state")
-                self._freeze_fd = os.open(state, os.O_WRONLY | os.O_CLOEXEC)
-                self._state_fd = os.open(state, os.O_RDONLY | os.O_CLOEXEC)
-            if self.cpu_kind == "v2":
-                self._cpu_fd = os.open(os.path.join(self.dirs["v2"], "cpu.stat"), os.O_RDONLY | os.O_CLOEXEC)
-            elif self.cpu_kind == "v1":
-                self._cpu_fd = os.open(os.path.join(self.dirs["cpuacct"], "cpuacct.usage"), os.O_RDONLY | os.O_CLOEXEC)
+            if self._freezer is not None:
+                self._freeze_fd = os.open(self._freezer.file(self._freezer.FREEZE_FILE), os.O_WRONLY | os.O_CLOEXEC)
+                self._state_fd = os.open(self._freezer.file(self._freezer.STATE_FILE), os.O_RDONLY | os.O_CLOEXEC)
+            if self._cpu is not None:
+                self._cpu_fd = os.open(self._cpu.file(self._cpu.CPU_FILE), os.O_RDONLY | os.O_CLOEXEC)
         except OSError as exc:
             self.problems.append(f"cgroup files: {exc.strerror}")
 
     @property
     def can_kill(self) -> bool:
-        return "v2" in self.dirs and os.path.exists(os.path.join(self.dirs["v2"], "cgroup.kill"))
+        v2 = self.groups.get("v2")
+        return isinstance(v2, V2Group) and v2.can_kill
 
     def join_paths(self) -> list[str]:
         """The ``cgroup.procs`` files a child writes ``0`` to in order to join every group."""
-        return [os.path.join(d, "cgroup.procs") for d in self.dirs.values()]
+        return [group.file("cgroup.procs") for group in self.groups.values()]
 
     def freeze(self, frozen: bool = True) -> None:
         """Asks the kernel to freeze (or thaw) every process of the bot and returns at once: a thread inside a
         system call that only fatal signals stop (a long page-cache read) runs on until the call ends, so the
         bot is stopped only once :meth:`frozen` says so (:meth:`wait_frozen`). A dead group is ignored."""
-        if self._freeze_fd < 0:
+        if self._freeze_fd < 0 or self._freezer is None:
             return
-        value = (b"1" if frozen else b"0") if self.freeze_kind == "v2" else (b"FROZEN" if frozen else b"THAWED")
         try:
-            os.write(self._freeze_fd, value)
+            os.write(self._freeze_fd, self._freezer.freeze_value(frozen))
         except OSError:
             pass
 
@@ -334,15 +517,12 @@ class BotCgroup:
         """True when the kernel reports every process of the bot frozen (v2 ``frozen 1`` in ``cgroup.events``, v1
         ``FROZEN`` in ``freezer.state``); also when there is no freezer to ask, or the group is empty or gone
         (nothing of the bot can run then)."""
-        if self._state_fd < 0:
+        if self._state_fd < 0 or self._freezer is None:
             return True
         try:
-            text = os.pread(self._state_fd, 256, 0)
+            return self._freezer.is_frozen(os.pread(self._state_fd, 256, 0))
         except OSError:
             return True
-        if self.freeze_kind == "v2":  # an empty group (a killed bot's) is thawed by the kill: nothing runs in it
-            return b"frozen 1" in text or b"populated 0" in text
-        return text.startswith(b"FROZEN")
 
     def wait_frozen(self, cpu_allowance: float, timeout: float) -> str | None:
         """Waits, after ``freeze(True)``, until the kernel reports the bot frozen. None once it is; else why it is
@@ -374,52 +554,31 @@ class BotCgroup:
     def cpu_seconds(self) -> float | None:
         """CPU time used by every process of the bot so far (None when not measurable): of this bot only, in a
         reused group."""
-        if self._cpu_fd < 0:
+        if self._cpu_fd < 0 or self._cpu is None:
             return None
         try:
-            text = os.pread(self._cpu_fd, 4096, 0)
+            used = self._cpu.cpu_from(os.pread(self._cpu_fd, 4096, 0))
         except OSError:
             return None
-        if self.cpu_kind == "v2":
-            if text.startswith(b"usage_usec "):  # the first line on every kernel so far
-                return int(text[11:text.index(b"\n")]) / 1e6 - self._cpu_base
-            for line in text.split(b"\n"):
-                if line.startswith(b"usage_usec"):
-                    return int(line.split()[1]) / 1e6 - self._cpu_base
-            return None
-        return int(text) / 1e9 - self._cpu_base
+        return None if used is None else used - self._cpu_base
 
     def _oom_count(self) -> int:
         """OOM kills the kernel has counted in the group (v2 ``memory.events``, v1 ``memory.oom_control``)."""
-        name = os.path.join(self.dirs["v2"], "memory.events") if self.memory == "v2" else \
-            os.path.join(self.dirs["memory"], "memory.oom_control") if self.memory == "v1" else None
-        if name is None:
-            return 0
-        for line in _read(name).splitlines():
-            if line.startswith("oom_kill "):
-                return int(line.split()[1])
-        return 0
+        return self._memory.oom_kills() if self._memory is not None else 0
 
     def oom_killed(self) -> bool:
         """True when the kernel OOM-killed a process of this group (the memory limit was hit) since this bot got it."""
         try:
-            if self._oom_count() > self._oom_base:
-                return True
-            if self.memory == "v1":
-                d = self.dirs["memory"]
-                return int(_read(os.path.join(d, "memory.failcnt")) or 0) > 0 and \
-                    int(_read(os.path.join(d, "memory.max_usage_in_bytes"))) >= \
-                    int(_read(os.path.join(d, "memory.limit_in_bytes"))) - (1 << 20)
-        except (OSError, ValueError, KeyError):
-            pass
-        return False
+            return self._oom_count() > self._oom_base or (self._memory is not None and self._memory.hit_limit())
+        except (OSError, ValueError):
+            return False
 
     def pids_in_group(self) -> list[int]:
         """Every process still in any of the bot's groups."""
         found: set[int] = set()
-        for d in self.dirs.values():
+        for group in self.groups.values():
             try:
-                found.update(int(p) for p in _read(os.path.join(d, "cgroup.procs")).split())
+                found.update(int(p) for p in _read(group.file("cgroup.procs")).split())
             except OSError:
                 pass
         return sorted(found)
@@ -428,7 +587,7 @@ class BotCgroup:
         """Sends the kill to every process of the bot (the whole tree) without waiting for them to die."""
         if self.can_kill:
             try:
-                _write(os.path.join(self.dirs["v2"], "cgroup.kill"), "1")
+                _write(self.groups["v2"].file("cgroup.kill"), "1")
             except OSError:
                 pass
         else:  # v1: freeze so nothing forks while we kill, SIGKILL everyone, thaw so the kills land
@@ -464,14 +623,9 @@ class BotCgroup:
         """Kernel memory still charged to the group (v1 ``memory.kmem.usage_in_bytes``, v2 ``memory.stat``'s slab):
         after the bot's processes are gone, mostly the dentries and inodes its look-ups left in the caches."""
         try:
-            if self.memory == "v1" and "memory" in self.dirs:
-                return int(_read(os.path.join(self.dirs["memory"], "memory.kmem.usage_in_bytes")))
-            if self.memory == "v2" and "v2" in self.dirs:
-                stat = dict(line.split() for line in _read(os.path.join(self.dirs["v2"], "memory.stat")).splitlines())
-                return int(stat.get("slab", 0))
+            return self._memory.kernel_bytes() if self._memory is not None else 0
         except (OSError, ValueError):
-            pass
-        return 0
+            return 0
 
     def reclaim(self) -> None:
         """Frees the kernel memory charged to the (empty) group before it goes, when there is more than
@@ -479,15 +633,8 @@ class BotCgroup:
         negative dentries) would otherwise outlive the game, reparented to the referee's group. v1
         ``memory.force_empty``, v2 ``memory.reclaim`` (both shrink the group's slab caches; ~50 ms, so not for the
         ~0.3 MB an ordinary bot leaves). Best effort: a kernel without them keeps the reparenting."""
-        if self.kernel_bytes() <= KERNEL_KEPT:
-            return
-        try:
-            if self.memory == "v1" and "memory" in self.dirs:
-                _write(os.path.join(self.dirs["memory"], "memory.force_empty"), "0")
-            elif self.memory == "v2" and "v2" in self.dirs:
-                _write(os.path.join(self.dirs["v2"], "memory.reclaim"), str(1 << 40))
-        except OSError:  # EAGAIN when v2 cannot reclaim it all (fine: what it could is freed), or no such file
-            pass
+        if self._memory is not None and self.kernel_bytes() > KERNEL_KEPT:
+            self._memory.reclaim_all()
 
     def destroy(self) -> bool:
         """Kills what is left, frees its kernel memory (:meth:`reclaim`) and removes the groups; True when every
@@ -500,10 +647,10 @@ class BotCgroup:
                 os.close(fd)
         self._freeze_fd = self._state_fd = self._cpu_fd = -1
         deadline = time.monotonic() + 3.0
-        for d in self.dirs.values():
+        for group in self.groups.values():
             while True:
                 try:
-                    os.rmdir(d)
+                    os.rmdir(group.path)
                     break
                 except FileNotFoundError:
                     break
@@ -512,18 +659,19 @@ class BotCgroup:
                         emptied = False
                         break
                     time.sleep(0.005)
-        self.dirs.clear()
+        self.groups.clear()
         return emptied
+
+
+def _cpu_list(cpus: set[int] | None) -> str:
+    """``cpuset.cpus``'s text for ``cpus`` (default: those of the calling thread)."""
+    return ",".join(str(c) for c in sorted(cpus if cpus is not None else os.sched_getaffinity(0)))
 
 
 POOL_KEPT = 1 << 20
 """Memory a pooled group may still have charged when its next bot gets it, after the clean-up reclaimed all it
 could (kernel objects that stay put: 0.36-0.55 MB after 60 bots of Hex games on this project's machine); a group
 with more is removed."""
-
-
-def _memory_current(d: str) -> int:
-    return int(_read(os.path.join(d, "memory.current")))
 
 
 POOL_SIZE = 8
@@ -549,7 +697,7 @@ class _Pool:
     def new_name(self) -> str:
         with self.lock:
             self._mine()
-            return f"bot-{os.getpid()}-{next(self.counter)}"
+            return str(GroupName("bot", os.getpid(), next(self.counter)))
 
     def take(self) -> BotCgroup | None:
         with self.lock:
@@ -568,7 +716,7 @@ class _Pool:
         """The directories of the pooled groups (empty, kept for the next bots)."""
         with self.lock:
             self._mine()
-            return [d for g in self.groups for d in g.dirs.values()]
+            return [group.path for g in self.groups for group in g.groups.values()]
 
     def drain(self) -> None:
         """Removes every pooled group (at exit: a referee's groups are not left for the next one to clean)."""
@@ -629,7 +777,7 @@ def parent_dirs() -> list[str]:
 def groups_of(pid: int) -> list[str]:
     """Bot groups created by the referee process ``pid`` that still exist."""
     return [os.path.join(parent, name) for parent in parent_dirs() for name in os.listdir(parent)
-            if name.startswith((f"bot-{pid}-", f"probe-{pid}-"))]
+            if (parsed := GroupName.parse(name)) is not None and parsed.pid == pid]
 
 
 def clean_stale() -> int:
@@ -641,10 +789,8 @@ def clean_stale() -> int:
         except OSError:
             continue
         for name in names:
-            parts = name.split("-")
-            if len(parts) < 3 or parts[0] not in ("bot", "probe") or not parts[1].isdigit():
-                continue
-            if psutil.pid_exists(int(parts[1])):
+            parsed = GroupName.parse(name)
+            if parsed is None or psutil.pid_exists(parsed.pid):
                 continue
             path = os.path.join(parent, name)
             _empty(path)  # its referee is dead: nothing in it may live on (a bot that escaped its death signal)
@@ -682,7 +828,7 @@ def probe() -> Capabilities:
             clean_stale()
         except OSError:
             pass
-        g = BotCgroup.create(f"probe-{os.getpid()}-{time.monotonic_ns()}", 64 << 20, 8)
+        g = BotCgroup.create(str(GroupName("probe", os.getpid(), time.monotonic_ns())), 64 << 20, 8)
         _CAPS = Capabilities(g.memory, g.pids, g.can_kill, g.freeze_kind, g.cpu_kind, g.cpuset, list(g.problems))
         g.destroy()
     return _CAPS
