@@ -164,11 +164,8 @@ class Group:
 
     OOM_FILE = ""
 
-    def reset_peaks(self) -> None:
-        """Sets the group's peak and failure counters back to zero where they can be."""
-
     def hit_limit(self) -> bool:
-        """Whether the memory limit was reached since :meth:`reset_peaks` (where the OOM counter may miss it)."""
+        """Whether the memory limit was reached (where the OOM counter may miss it)."""
         return False
 
     # pids, cpuset
@@ -279,10 +276,6 @@ class V1Group(Group):
     def kernel_bytes(self) -> int:
         return int(_read(self.file("memory.kmem.usage_in_bytes")))
 
-    def reset_peaks(self) -> None:
-        _write(self.file("memory.failcnt"), "0")
-        _write(self.file("memory.max_usage_in_bytes"), "0")
-
     def hit_limit(self) -> bool:
         return int(_read(self.file("memory.failcnt")) or 0) > 0 and \
             int(_read(self.file("memory.max_usage_in_bytes"))) >= self.memory_limit() - (1 << 20)
@@ -316,8 +309,8 @@ class BotCgroup:
     _cpu_fd: int = -1
     _limits: tuple[int | None, int | None, str] = (None, None, "")
     """(memory bytes, pids, CPU list) as written: a pooled group is rewritten only where the next bot's differ."""
-    _oom_base: int = 0
-    """OOM kills counted in the group before this bot (a reused group's counter never goes back to 0)."""
+    _memory_parent: str = ""
+    """The v1 memory hierarchy's folder of bot groups: a pooled group gets a new memory group there for each bot."""
     _cpu_base: float = 0.0
     """CPU seconds the group had used before this bot (v2 ``cpu.stat`` cannot be reset)."""
 
@@ -400,6 +393,8 @@ class BotCgroup:
                 if controller == "cpuset":  # a v1 cpuset starts empty: give ours its parent's CPUs and nodes
                     _inherit_cpuset(parent)
                 v1 = V1Group(os.path.join(parent, name), controller)
+                if controller == "memory":
+                    group._memory_parent = parent
                 _mkdir_fresh(v1.path)
                 group.groups[controller] = v1
                 if controller == "memory" and memory_bytes:
@@ -420,8 +415,9 @@ class BotCgroup:
 
     @classmethod
     def acquire(cls, memory_bytes: int | None, max_pids: int | None, cpus: set[int] | None = None) -> BotCgroup:
-        """A group for the next bot: an emptied one from this process's pool (:func:`release`), its limits and
-        CPUs set for this bot, else a new one (:meth:`create`). Never raises (``problems`` says what failed)."""
+        """A group for the next bot: an emptied one from this process's pool (:meth:`release`), with a new memory
+        group and its limits and CPUs set for this bot, else a new one (:meth:`create`). Never raises
+        (``problems`` says what failed)."""
         group = _pool.take()
         if group is not None:
             if group._reuse(memory_bytes, max_pids, cpus):
@@ -430,54 +426,66 @@ class BotCgroup:
         return cls.create(_pool.new_name(), memory_bytes, max_pids, cpus)
 
     def release(self) -> bool:
-        """Ends the bot's use of the group: kills what is left, and keeps the group for the next bot when it is
-        empty and clean (:meth:`_clean`) and the pool has room, else removes it (:meth:`destroy`). True when
-        every process of the bot is gone."""
+        """Ends the bot's use of the group: kills what is left; then removes its memory group and keeps the rest for
+        the next bot when they are empty and clean (:meth:`_clean`) and the pool has room, else removes them all
+        (:meth:`destroy`). True when every process of the bot is gone.
+
+        The memory group is never reused: the kernel frees part of a dead bot's memory (its threads' kernel objects)
+        at times of its own, up to seconds later under load, so what a used group still has charged is not what stays
+        (a reused group once granted the next bot up to 0.26 MB more than its limit, an amount the last bot chose).
+        A new memory group starts at zero, as every bot's did before the pool; on a host whose memory controller is
+        in the unified hierarchy, the one group holds memory with the rest, so nothing is pooled there."""
         if not self.kill():
             return self.destroy()
-        if self._clean() and _pool.keep(self):
+        if not self.problems and isinstance(self._memory, V1Group) and self._drop_memory_group() and self._clean() \
+                and _pool.keep(self):
             return True
         return self.destroy()
 
-    def _clean(self) -> bool:
-        """Makes an emptied group as a new one looks to its next bot: thawed, every reclaimable page and cache
-        entry the last bot left freed (v1 ``memory.force_empty``, v2 ``memory.reclaim``: ~0.4 ms), at most
-        :data:`POOL_KEPT` still charged (the next bot's limit is raised by that much: :meth:`_reuse`), its peak and
-        failure counters reset; False when it cannot (the group is then removed)."""
-        if self.problems:
-            return False
-        self.freeze(False)
-        try:
-            if self._memory is not None:
-                if self._memory.memory_used() > 0:
-                    self._memory.reclaim_all()
-                if self._memory.memory_used() > POOL_KEPT:
+    def _drop_memory_group(self) -> bool:
+        """Removes the (empty) v1 memory group, freeing its kernel memory first (:meth:`reclaim`)."""
+        self.reclaim()
+        memory = self.groups.pop("memory", None)
+        self._memory = None
+        if memory is None:
+            return True
+        deadline = time.monotonic() + 3.0
+        while True:
+            try:
+                os.rmdir(memory.path)
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError:  # a dying process still counted: retry; a later clean_stale() gets the rest
+                if time.monotonic() > deadline:
                     return False
-                self._memory.reset_peaks()
-            self._oom_base = self._oom_count()
-            self._cpu_base = 0.0
-            self._cpu_base = self.cpu_seconds() or 0.0
-        except (OSError, ValueError):
-            return False
+                time.sleep(0.005)
+
+    def _clean(self) -> bool:
+        """Makes an emptied group (without its memory group) as a new one looks to its next bot: thawed, its CPU time
+        counted from now; False when it cannot (the group is then removed)."""
+        self.freeze(False)
+        self._cpu_base = 0.0
+        self._cpu_base = self.cpu_seconds() or 0.0
         return self.frozen() and not self.pids_in_group()
 
     def _reuse(self, memory_bytes: int | None, max_pids: int | None, cpus: set[int] | None) -> bool:
-        """Sets a pooled group's limits and CPUs for its next bot; False when a write fails. The memory limit is
-        the bot's plus what is still charged to the group (:meth:`_clean` freed all it could; the rest, ~0.4 MB
-        that varies with what the last bot did, is kernel memory that stays put): every bot can charge exactly
-        its limit, so how much the last one left tells the next one nothing."""
+        """Gives a pooled group a new memory group (a fresh name) and sets its limits and CPUs for its next bot; False
+        when that fails."""
         cpu_list = _cpu_list(cpus)
         _, old_pids, old_cpus = self._limits
         try:
-            memory = self._memory
-            if memory_bytes and memory is not None:
-                limit = memory_bytes + memory.memory_used()
-                memory.set_memory(limit, memory.memory_limit() if isinstance(memory, V1Group) else limit)
+            if memory_bytes and self._memory_parent:
+                memory = V1Group(os.path.join(self._memory_parent, _pool.new_name()), "memory")
+                _mkdir_fresh(memory.path)
+                self.groups["memory"] = memory
+                memory.set_memory(memory_bytes)
+                self._memory = memory
             if max_pids != old_pids and max_pids and self._pids is not None:
                 self._pids.set_pids(max_pids)
             if cpu_list != old_cpus and self._cpuset is not None:
                 self._cpuset.set_cpus(cpu_list)
-        except (OSError, ValueError):
+        except OSError:
             return False
         self._limits = (memory_bytes, max_pids, cpu_list)
         return True
@@ -567,9 +575,9 @@ class BotCgroup:
         return self._memory.oom_kills() if self._memory is not None else 0
 
     def oom_killed(self) -> bool:
-        """True when the kernel OOM-killed a process of this group (the memory limit was hit) since this bot got it."""
+        """True when the kernel OOM-killed a process of this group (the memory limit was hit)."""
         try:
-            return self._oom_count() > self._oom_base or (self._memory is not None and self._memory.hit_limit())
+            return self._oom_count() > 0 or (self._memory is not None and self._memory.hit_limit())
         except (OSError, ValueError):
             return False
 
@@ -668,21 +676,15 @@ def _cpu_list(cpus: set[int] | None) -> str:
     return ",".join(str(c) for c in sorted(cpus if cpus is not None else os.sched_getaffinity(0)))
 
 
-POOL_KEPT = 1 << 20
-"""Memory a pooled group may still have charged when its next bot gets it, after the clean-up reclaimed all it
-could (kernel objects that stay put: 0.36-0.55 MB after 60 bots of Hex games on this project's machine); a group
-with more is removed."""
-
-
-POOL_SIZE = 8
-"""Emptied bot groups one referee process keeps for its next bots (a league worker's game holds 2-4 at once).
-A group made and removed per bot cost two machine-wide cgroup operations per hierarchy (``mkdir``/``rmdir``
-serialise on the kernel's cgroup mutex: the many-core measurement's 0.6x from 1 to 16 workers); a pooled one
-costs a few writes (:meth:`BotCgroup._reuse`)."""
+POOL_SIZE = 16
+"""Emptied bot groups one referee process keeps for its next bots (a league worker's game holds 2-4 at once). A
+group made and removed per bot cost two machine-wide cgroup operations per hierarchy (``mkdir``/``rmdir`` serialise
+on the kernel's cgroup mutex: the many-core measurement's 0.6x from 1 to 16 workers); a pooled one costs a few writes
+and its memory group (:meth:`BotCgroup._reuse`)."""
 
 
 class _Pool:
-    """This process's emptied bot groups (a forked child starts with none: they are its parent's)."""
+    """This process's emptied bot groups, oldest first (a forked child starts with none: they are its parent's)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -700,9 +702,10 @@ class _Pool:
             return str(GroupName("bot", os.getpid(), next(self.counter)))
 
     def take(self) -> BotCgroup | None:
+        """The group that waited longest, if any."""
         with self.lock:
             self._mine()
-            return self.groups.pop() if self.groups else None
+            return self.groups.pop(0) if self.groups else None
 
     def keep(self, group: BotCgroup) -> bool:
         with self.lock:

@@ -38,7 +38,7 @@ _MAX_NAMED = 1024
 # Both architectures (a name missing on one is skipped there).
 ALLOWED = frozenset("""
 read write readv writev pread64 pwrite64 preadv pwritev lseek close close_range dup dup2 dup3
-openat open newfstatat fstat stat lstat statx fstatfs statfs getdents64 getdents readlink readlinkat
+openat open newfstatat fstat stat lstat fstatfs statfs getdents64 getdents readlink readlinkat
 access faccessat faccessat2 getcwd chdir fchdir fsync fdatasync pipe pipe2 poll ppoll select pselect6
 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2 eventfd2
 mmap munmap mprotect mremap msync brk mbind get_mempolicy
@@ -154,6 +154,10 @@ def build_filter(deny_affinity: bool = False, machine: str | None = None) -> lis
         return block + [(_RET_K, 0, 0, otherwise)]
 
     special("clone3", [(_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)])  # glibc falls back to clone
+    # statx answers a mount's id (STATX_MNT_ID_UNIQUE: a machine-wide count of the mounts made since boot, each
+    # bot's namespace adds its own; without it an id the kernel hands out smallest-free, which tells how many mounts
+    # exist): ENOSYS, as on an old kernel, so callers fall back to fstatat (Python's os.stat uses fstatat anyway)
+    special("statx", [(_RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)])
     special("clone", [(_LD_W_ABS, 0, 0, _arg(0)),  # flags: threads only, no namespace
                       (_JSET, 1, 0, CLONE_THREAD), (_RET_K, 0, 0, _denied(nrs["clone"])),
                       (_JSET, 0, 1, CLONE_NAMESPACES), (_RET_K, 0, 0, _denied(nrs["clone"])),

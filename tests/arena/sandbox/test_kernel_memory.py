@@ -48,22 +48,18 @@ def test_the_dentries_a_bot_makes_go_with_its_game(tmp_path):
 
 
 def test_an_ordinary_bot_leaves_less_than_the_reclaim_threshold():
-    """The threshold is worth having: reclaiming costs ~50 ms a bot, and an ordinary bot leaves ~0.3 MB (seen as
-    its group is cleaned for the pool: ``_clean``, or removed: ``reclaim``)."""
+    """The threshold is worth having: reclaiming costs ~50 ms a bot, and an ordinary bot leaves ~0.3 MB (seen as its
+    memory group goes: pooled groups drop theirs, others are removed whole; both reclaim first)."""
     left: list[int] = []
-    real_clean, real_reclaim = cgroups.BotCgroup._clean, cgroups.BotCgroup.reclaim
-
-    def clean(self: cgroups.BotCgroup) -> bool:
-        left.append(self.kernel_bytes())
-        return real_clean(self)
+    real = cgroups.BotCgroup.reclaim
 
     def reclaim(self: cgroups.BotCgroup) -> None:
         left.append(self.kernel_bytes())
-        real_reclaim(self)
-    cgroups.BotCgroup._clean, cgroups.BotCgroup.reclaim = clean, reclaim  # type: ignore[method-assign]
+        real(self)
+    cgroups.BotCgroup.reclaim = reclaim  # type: ignore[method-assign]
     try:
         record = play_game("nim", ["random", "random"], seed=1, limits=Limits(move_time=2, first_move_time=20))
     finally:
-        cgroups.BotCgroup._clean, cgroups.BotCgroup.reclaim = real_clean, real_reclaim  # type: ignore[method-assign]
+        cgroups.BotCgroup.reclaim = real  # type: ignore[method-assign]
     assert record.terminations == ["normal", "normal"]
     assert len(left) == 2 and all(0 <= k < cgroups.KERNEL_KEPT for k in left), left
