@@ -60,19 +60,28 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
     web: list[tuple[Any, threading.Thread]] = []
 
     @contextlib.asynccontextmanager
-    async def announced(app: Any) -> AsyncIterator[None]:
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        # the application's helpers live as long as it does: the validator and the scrimmages' thread (the ladder
+        # keeps the main thread, where SIGINT and SIGTERM land, and stops them too when it ends)
+        for name in ("validator", "scrimmager"):
+            helpers[name].start()
         bound = listener.getsockname()
         click.echo(f"arena serve: league {shown(cfg.name)} on http://{shown(bound[0])}:{bound[1]}/ (store "
                    f"{shown(path)}); Ctrl-C stops", err=True)
-        yield
+        try:
+            yield
+        finally:
+            for name in ("scrimmager", "validator"):
+                helpers[name].stop()
 
     def started(league_id: int, entered: threading.Event, validator: Any, store: Any) -> None:
+        helpers["validator"] = validator
         # the site is built whole here, once the ladder holds the store and its threads run (never changed after)
         site = Site(db=path, config=cfg, secure=behind_https, base=store, entered=entered, wake=validator.wake.set,
                     scrimmage_wake=helpers["scrimmager"].wake.set,
                     problems=lambda: [validator.runtime_problem] if validator.runtime_problem else [])
         server = connections.GuardedServer(connections.config(
-            create_app(site, lifespan=announced), share.connections, log_level="warning", access_log=False,
+            create_app(site, lifespan=lifespan), share.connections, log_level="warning", access_log=False,
             lifespan="on", proxy_headers=behind_https, forwarded_allow_ips="127.0.0.1",
             timeout_graceful_shutdown=int(STOP_WAIT)))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="arena-web", daemon=True)
@@ -81,7 +90,7 @@ def serve(league_file: str, db: str | None, host: str, port: int, behind_https: 
 
     try:
         summary = run_ladder(cfg, path, concurrency=concurrency, started=started,
-                             scrimmaging=lambda s: helpers.update(scrimmager=s))
+                             scrimmaging=lambda s: helpers.update(scrimmager=s), start_helpers=False)
     finally:
         for server, thread in web:
             server.should_exit = True

@@ -208,11 +208,15 @@ class Validator(threading.Thread):
 
 def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None,
                started: Callable[[int, threading.Event, Validator, Store], None] | None = None,
-               scrimmaging: Callable[[Scrimmager], None] | None = None) -> RunSummary:
+               scrimmaging: Callable[[Scrimmager], None] | None = None,
+               start_helpers: bool = True) -> RunSummary:
     """Runs the league until SIGINT/SIGTERM (then ``summary.interrupted`` names it): pass after pass of the
     league runner, the next one as soon as a bot entered. ``started(league_id, entered, validator, store)`` is called
     once the store is locked and the league exists (the web server starts there); ``scrimmaging(scrimmager)`` just
-    before, with the thread that plays scrimmages (:mod:`arena.server.scrimmages`)."""
+    before, with the thread that plays scrimmages (:mod:`arena.server.scrimmages`). With ``start_helpers=False`` the
+    caller starts those two threads (``arena serve``'s web application, in its lifespan); they are stopped here at the
+    end either way (stopping twice is harmless). The ladder itself keeps the calling (main) thread: SIGINT and SIGTERM
+    land there."""
     n = concurrency or config.concurrency or 1
     summary = RunSummary(config.name, db)
     validator: Validator | None = None
@@ -225,10 +229,11 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             league = store.ensure_league(config.name, stored_config(store, config))
             acc.requeue_unfinished(store, league.id)  # a server stopped mid-validation: validate them again
             validator = Validator(store, config, league.id, entered)
-            validator.start()
             scrimmager = Scrimmager(store, config, league.id, paused=lambda: validator is not None and (
                 validator.runtime_problem is not None or not validator.checked.is_set()))
-            scrimmager.start()
+            if start_helpers:
+                validator.start()
+                scrimmager.start()
             if scrimmaging is not None:
                 scrimmaging(scrimmager)
             if started is not None:
