@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import psutil
 
@@ -142,7 +143,8 @@ class Group:
         return os.path.join(self.path, name)
 
     # memory
-    def set_memory(self, limit: int, current: int | None = None) -> None:
+    def set_memory(self, limit: int) -> None:
+        """Sets a new group's memory limit, swap included (none)."""
         raise NotImplementedError
 
     def memory_used(self) -> int:
@@ -201,9 +203,9 @@ class V2Group(Group):
     STATE_FILE = "cgroup.events"
     CPU_FILE = "cpu.stat"
 
-    def set_memory(self, limit: int, current: int | None = None) -> None:
+    def set_memory(self, limit: int) -> None:
         _write(self.file("memory.max"), str(limit))
-        if current is None and os.path.exists(self.file("memory.swap.max")):  # (made: no swapping, ever)
+        if os.path.exists(self.file("memory.swap.max")):  # no swapping, ever
             _write(self.file("memory.swap.max"), "0")
 
     def memory_used(self) -> int:
@@ -250,16 +252,13 @@ class V1Group(Group):
         super().__init__(path)
         self.controller = controller
 
-    def set_memory(self, limit: int, current: int | None = None) -> None:
-        # memsw (memory + swap: the same limit forbids swapping) may never be below the limit: raised first, lowered
-        # last (``current``: the limit now; None for a new group, whose limits are the kernel's maximum: lowered)
-        order = ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes")
-        for name in order if current is not None and limit > current else order[::-1]:
-            try:
-                _write(self.file(name), str(limit))
-            except OSError:
-                if name == "memory.limit_in_bytes":
-                    raise  # (no memsw file: a kernel without swap accounting)
+    def set_memory(self, limit: int) -> None:
+        # the limit first, then memsw (memory + swap: the same limit forbids swapping), which may never be below it
+        _write(self.file("memory.limit_in_bytes"), str(limit))
+        try:
+            _write(self.file("memory.memsw.limit_in_bytes"), str(limit))
+        except OSError:  # (a kernel without swap accounting)
+            pass
 
     def memory_limit(self) -> int:
         return int(_read(self.file("memory.limit_in_bytes")))
@@ -290,6 +289,17 @@ class V1Group(Group):
         return int(text) / 1e9
 
 
+class _Role:
+    """The version ("v1", "v2" or None) of the group holding one of a bot's roles (the attribute ``attr``)."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, obj: Any, owner: Any = None) -> str | None:
+        group = getattr(obj, self.attr, None) if obj is not None else None
+        return group.version if group is not None else None
+
+
 @dataclass
 class BotCgroup:
     """The cgroups of one running bot: a group in each hierarchy that offers something, and which of them holds
@@ -314,31 +324,17 @@ class BotCgroup:
     _cpu_base: float = 0.0
     """CPU seconds the group had used before this bot (v2 ``cpu.stat`` cannot be reset)."""
 
-    # which version holds each role ("v1", "v2" or None): what the layer check and the failure texts say
     @property
     def dirs(self) -> dict[str, str]:
         """hierarchy key -> directory."""
         return {key: group.path for key, group in self.groups.items()}
 
-    @property
-    def memory(self) -> str | None:
-        return self._memory.version if self._memory else None
-
-    @property
-    def pids(self) -> str | None:
-        return self._pids.version if self._pids else None
-
-    @property
-    def freeze_kind(self) -> str | None:
-        return self._freezer.version if self._freezer else None
-
-    @property
-    def cpu_kind(self) -> str | None:
-        return self._cpu.version if self._cpu else None
-
-    @property
-    def cpuset(self) -> str | None:
-        return self._cpuset.version if self._cpuset else None
+    # which version holds each role ("v1", "v2" or None): what the layer check and the failure texts say
+    memory = _Role("_memory")
+    pids = _Role("_pids")
+    freeze_kind = _Role("_freezer")
+    cpu_kind = _Role("_cpu")
+    cpuset = _Role("_cpuset")
 
     @classmethod
     def create(cls, name: str, memory_bytes: int | None, max_pids: int | None,
