@@ -205,8 +205,30 @@ def build_root(root: str, binds: list[tuple[str, str, bool]], symlinks: list[tup
         os.symlink(target, root + link)
 
 
+def enter_namespaces(plan: Plan, outer_uid: int, outer_gid: int, template_fd: int = -1) -> None:
+    """``unshare``s the bot's mount, network, IPC and UTS namespaces (and a user namespace for ``userns``); with
+    ``template_fd`` (the fork server's :mod:`arena.sandbox.template`) the new mount namespace is a copy of the
+    template's, which is left as it is. Nothing here depends on which bot will run: a fork server's waiting init
+    (:mod:`arena.sandbox.zygote`, ``Stock``) does it before its bot is known."""
+    if template_fd >= 0:
+        _sys.setns(template_fd, _sys.CLONE_NEWNS)  # (the unshare below copies it: the template stays as it is)
+        os.close(template_fd)
+    flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET | _sys.CLONE_NEWIPC | _sys.CLONE_NEWUTS
+    if plan.mode == "userns":
+        flags |= _sys.CLONE_NEWUSER
+    _sys.unshare(flags)
+    if plan.mode == "userns":
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{outer_uid} {outer_uid} 1"),
+                           ("gid_map", f"{outer_gid} {outer_gid} 1")):
+            fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+            try:
+                os.write(fd, text.encode())
+            finally:
+                os.close(fd)
+
+
 def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1, status_fd: int = -1,
-                 template_fd: int = -1) -> None:
+                 template_fd: int = -1, entered: bool = False) -> None:
     """Runs in the forked child before the bot host starts. Only system calls: no imports, no allocation-heavy work.
 
     With ``plan.pid_ns`` the bot gets a PID namespace of its own whose pid 1 is a small init that runs no bot
@@ -219,6 +241,8 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
     a pipe whose read end the fork server holds), for a process that is already that pid 1; the relay makes its own.
     ``template_fd``: a mount namespace holding the runtime already mounted at ``plan.new_root`` (the fork server's
     :mod:`arena.sandbox.template`): the bot's namespace is a copy of it, and only ``/bot`` is mounted here.
+    ``entered``: this process entered its namespaces already (:func:`enter_namespaces`, from a template) before its
+    plan came.
     """
     step = "start"
     try:
@@ -231,25 +255,9 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
         if plan.cpu is not None:  # after the cgroups: joining a cpuset resets the affinity to the set's CPUs
             step = "cpu"
             os.sched_setaffinity(0, {plan.cpu})
-        if plan.mount_ns:
-            if template_fd >= 0:
-                step = "template"
-                _sys.setns(template_fd, _sys.CLONE_NEWNS)  # (the unshare below copies it: the template stays as it is)
-                os.close(template_fd)
-            step = "unshare"
-            flags = _sys.CLONE_NEWNS | _sys.CLONE_NEWNET | _sys.CLONE_NEWIPC | _sys.CLONE_NEWUTS
-            if plan.mode == "userns":
-                flags |= _sys.CLONE_NEWUSER
-            _sys.unshare(flags)
-            if plan.mode == "userns":
-                step = "uid map"
-                for name, text in (("setgroups", "deny"), ("uid_map", f"{outer_uid} {outer_uid} 1"),
-                                   ("gid_map", f"{outer_gid} {outer_gid} 1")):
-                    fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
-                    try:
-                        os.write(fd, text.encode())
-                    finally:
-                        os.close(fd)
+        if plan.mount_ns and not entered:
+            step = "namespaces"
+            enter_namespaces(plan, outer_uid, outer_gid, template_fd)
         if plan.pid_ns and os.getpid() != 1:
             step = "pid namespace"
             _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # the relay dies with the referee's thread
@@ -272,7 +280,7 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             step = "private mounts"
             _sys.mount(None, "/", None, _sys.MS_REC | _sys.MS_PRIVATE)
             root = plan.new_root
-            if template_fd >= 0:  # the runtime is mounted already (a copy of the fork server's template): the bot
+            if template_fd >= 0 or entered:  # the runtime is mounted (a copy of the template): only /bot
                 step = "bind /bot"
                 for source, target, _is_dir in plan.binds:
                     if target == BOT_INSIDE:

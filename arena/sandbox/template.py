@@ -33,6 +33,8 @@ class Template:
         self._poll: Any = None
         self.failed = False
         """Set when building failed once (no right to mount, an odd host): bots build their roots themselves."""
+        self.generation = 0
+        """How many times it was built: inits that copied an earlier build are not used (:mod:`arena.sandbox.stock`)."""
 
     def for_plan(self, plan: Any) -> int:
         """The namespace descriptor for ``plan`` (built or rebuilt as needed), or -1 when the bot must build its
@@ -47,6 +49,7 @@ class Template:
                 self._watch_host_mounts()
                 self.fd = _build(plan.new_root, [b for b in plan.binds if b[1] != spawn.BOT_INSIDE], plan.symlinks)
                 self.key = key
+                self.generation += 1
             except OSError:
                 self.failed = True
                 return -1

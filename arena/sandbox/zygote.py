@@ -65,7 +65,7 @@ def serve(control_fd: int) -> None:
     import bots.base
     import bots.registry  # noqa: F401
     import games  # noqa: F401
-    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn, template  # noqa: F401 - once, here
+    from arena.sandbox import _sys, host, landlock, protocol, seccomp, spawn, stock, template  # noqa: F401 - once, here
     _preload()
     # Everything imported so far lives as long as the server: out of every later collection, so a bot's garbage
     # collector never walks (and copies, page by page) the inherited objects (a full collection in a fresh fork:
@@ -81,6 +81,44 @@ def serve(control_fd: int) -> None:
     self_fd = os.pidfd_open(os.getpid())  # readable once this process has exited: a child's check on its parent
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     runtime_template = template.Template()
+    inits_ahead = stock.Stock()
+
+    def fork_init(pid_ns: bool, child: Callable[[int], None]) -> int:
+        """Forks a bot's process; with ``pid_ns`` it is made pid 1 of a new PID namespace (the bot's init, whose
+        status pipe goes to ``inits``), and this process goes back to its own namespace for its next children.
+        Without the privilege the child makes the namespace itself and stays outside it as a relay
+        (spawn._child_setup). ``child(status_w)`` runs in the child and never returns."""
+        new_ns = False
+        status_r, status_w = os.pipe() if pid_ns else (-1, -1)  # an init writes the bot's exact status
+        if pid_ns:
+            try:
+                _sys.unshare(_sys.CLONE_NEWPID)
+                new_ns = True
+            except OSError:
+                pass
+        try:
+            pid = os.fork()
+            if pid == 0:
+                for kept in (statuses, children, inits):  # earlier bots' pids and statuses
+                    kept.clear()
+                inits_ahead.forget()  # other inits' sockets, a request waiting
+                child(status_w if new_ns else -1)
+                os._exit(127)  # (unreachable: the child runs its bot or exits)
+        except BaseException:
+            if status_r >= 0:
+                os.close(status_r)
+            raise
+        finally:
+            if new_ns:
+                _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
+            if status_w >= 0:
+                os.close(status_w)
+        if new_ns:
+            inits[pid] = status_r
+        elif status_r >= 0:  # the child makes its namespace itself: its relay reads the init's pipe
+            os.close(status_r)
+        children.add(pid)
+        return pid
 
     def reap() -> None:
         while children:
@@ -99,7 +137,10 @@ def serve(control_fd: int) -> None:
             if pid in inits:  # the bot's exact status, as its init wrote it; else what its init's status says
                 exact = spawn.read_status(inits.pop(pid))
                 code = exact if exact is not None else spawn.init_status(code)
-            statuses[pid] = code
+            if pid in inits_ahead.dropped:  # a waiting init killed unused: nobody asks for its status
+                inits_ahead.dropped.discard(pid)
+            else:
+                statuses[pid] = code
 
     def answer(message: dict[str, Any]) -> None:
         try:
@@ -107,51 +148,56 @@ def serve(control_fd: int) -> None:
         except ConnectionError:  # the referee is gone: nobody to serve
             os._exit(0)
 
-    while True:
+    def fork_waiting(sock_fd: int) -> int:
+        """Forks a waiting init for the stock's wanted shape (its end of the socket: ``sock_fd``)."""
+        want = inits_ahead.wanted
+        assert want is not None
+        return fork_init(want.plan.pid_ns, lambda status_w: _wait_for_plan(sock_fd, self_fd, status_w, want))
+
+    def hand_out(request: dict[str, Any], fds: list[int]) -> bool:
+        """Starts the bot of a spawn request in a waiting init of its shape and answers; False when there is none (the
+        stock is told the shape: the loop forks one and comes back). Its locals end here: nothing of the plan stays
+        in a frame that a later child inherits."""
+        plan = spawn.Plan(**request["plan"])
+        template_fd = runtime_template.for_plan(plan)  # (-1: the bot's init mounts the runtime itself)
+        want = stock.Shape.of(plan, template_fd, runtime_template.generation)
+        waiting = inits_ahead.take(want)
+        if waiting is None:
+            inits_ahead.want(want, ahead=False)
+            return False
         try:
-            request, fds = _recv(sock, 3)
-        except ConnectionError:  # the referee went with an answer unread (killed, Ctrl-C): gone, as at end of file
-            request, fds = None, []
-        if request is None:
-            os._exit(0)
-        reap()
-        if request["op"] == "spawn":
-            plan = spawn.Plan(**request["plan"])
-            template_fd = runtime_template.for_plan(plan)  # (-1: the child mounts the runtime itself)
-            # The child is made pid 1 of a new PID namespace (it becomes the bot's init); then this process goes
-            # back to its own namespace for its next children. Without the privilege the child makes the
-            # namespace itself and stays outside it as a relay (spawn._child_setup).
-            new_ns = False
-            status_r, status_w = os.pipe() if plan.pid_ns else (-1, -1)  # an init writes the bot's exact status
-            if plan.pid_ns:
-                try:
-                    _sys.unshare(_sys.CLONE_NEWPID)
-                    new_ns = True
-                except OSError:
-                    pass
+            stock.normal(waiting.pid)  # (it wakes at the normal policy: its bot's start is timed)
+            _send(waiting.sock, {"plan": request["plan"], "outer": request["outer"]}, fds)
+        except OSError:  # it died waiting: the next one (a fork now, if none is left)
+            inits_ahead.drop(waiting)
+            return hand_out(request, fds)
+        finally:
+            waiting.sock.close()
+        list(map(os.close, fds))  # (the init has its copies)
+        answer({"pid": waiting.pid, "depth": (1 if waiting.pid in inits else 2) if plan.pid_ns else 0})
+        inits_ahead.want(want, ahead=True)  # the next bots' first part, while this one's game is played
+        return True
+
+    while True:
+        request = fds = None  # nothing of the last request in this frame while the stock is filled
+        # Ahead of need only once the referee is quiet: a game's bots are asked for one after another, and the next
+        # must not wait for a fork.
+        while inits_ahead.short() and not (inits_ahead.ahead and select.select([sock], [], [], stock.QUIET)[0]):
+            inits_ahead.fill(fork_waiting, 1)
+        if inits_ahead.held is not None:  # a spawn request that waited for the fork just made
+            request, fds = inits_ahead.held
+            inits_ahead.held = None
+        else:
             try:
-                pid = os.fork()
-                if pid == 0:
-                    outer = request["outer"]
-                    for kept in (statuses, children, inits, request):  # earlier bots' pids and statuses
-                        kept.clear()
-                    _child(plan, fds, outer, self_fd, status_w if new_ns else -1, template_fd)  # never returns
-            except BaseException:
-                if status_r >= 0:
-                    os.close(status_r)
-                raise
-            finally:
-                if new_ns:
-                    _sys.setns(own_pid_ns, _sys.CLONE_NEWPID)
-                if status_w >= 0:
-                    os.close(status_w)
-            if new_ns:
-                inits[pid] = status_r
-            elif status_r >= 0:  # the child makes its namespace itself: its relay reads the init's pipe
-                os.close(status_r)
-            children.add(pid)
-            list(map(os.close, fds))  # no loop variable: a later child would see it among this frame's locals
-            answer({"pid": pid, "depth": (1 if new_ns else 2) if plan.pid_ns else 0})
+                request, fds = _recv(sock, 3)
+            except ConnectionError:  # the referee went with an answer unread (killed, Ctrl-C): gone, as at end of file
+                request, fds = None, []
+            if request is None:
+                os._exit(0)
+            reap()
+        if request["op"] == "spawn":
+            if not hand_out(request, fds):
+                inits_ahead.held = (request, fds)
         elif request["op"] == "status":  # in a function of its own: no local of it outlives the request
             answer(_status(request["pid"], request["timeout"], statuses, children, reap))
 
@@ -202,8 +248,53 @@ def _preload() -> None:
             pass
 
 
+def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> None:
+    """A waiting init (:mod:`arena.sandbox.stock`): does the part of a bot's start that does not depend on the bot
+    (its namespaces, a copy of the runtime template: ``spawn.enter_namespaces``), waits on ``sock_fd`` for the plan
+    and pipes of its bot, then goes on as :func:`_child`. Exits at the socket's end of file (dropped, or the fork
+    server gone). Runs at ``SCHED_IDLE`` until its plan comes."""
+    # start-up: loaded by serve() already; named here for the child
+    from arena.sandbox import spawn, stock
+    try:
+        null = os.open("/dev/null", os.O_RDWR)
+        for std in (0, 1, 2):  # (nothing of the fork server's output: its bot's pipes come with the plan)
+            os.dup2(null, std)
+        template_fd = shape.template_fd
+        _close_all_but({0, 1, 2, sock_fd, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
+        os.setsid()
+        if shape.plan.pid_ns:
+            stock.wait_parent(parent_fd)
+        os.umask(0o022)
+        entered = template_fd >= 0
+        if entered:
+            spawn.enter_namespaces(shape.plan, 0, 0, template_fd)
+        sock = socket.socket(fileno=sock_fd)
+        request, fds = _recv(sock, 3)
+        sock.close()
+        if request is None or len(fds) != 3:
+            os._exit(0)
+        stock.normal()  # before anything of the bot's: its bot inherits the policy
+        plan = spawn.Plan(**request["plan"])
+        if not shape.fits(plan):
+            raise OSError("the plan is of another shape than this waiting init's")
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
+        finally:
+            os._exit(127)
+    _child(plan, fds, request["outer"], parent_fd, status_fd, entered=entered)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    start = 3
+    for fd in sorted(keep) + [1 << 16]:
+        if fd >= start:
+            os.closerange(start, fd)
+            start = fd + 1
+
+
 def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_fd: int = -1,
-           template_fd: int = -1) -> None:
+           template_fd: int = -1, entered: bool = False) -> None:
     """In the forked child: become a hardened bot host, exactly as the exec path does (``status_fd``: the pipe to
     the fork server for the bot's exact status, when this process is its namespace's init; ``template_fd``: the
     runtime's mount namespace, :mod:`arena.sandbox.template`)."""
@@ -215,14 +306,9 @@ def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_f
         os.dup2(null, 0)
         os.dup2(err_w, 1)
         os.dup2(err_w, 2)
-        keep = sorted({0, 1, 2, req_r, resp_w, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
-        start = 3
-        for fd in keep + [1 << 16]:  # close everything else: the control socket, the zygote's files
-            if fd >= start:
-                os.closerange(start, fd)
-                start = fd + 1
-        os.setsid()
-        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd)
+        # close everything else: the control socket, the zygote's files
+        _close_all_but({0, 1, 2, req_r, resp_w, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
+        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd, entered)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
         try:

@@ -1,0 +1,173 @@
+"""Bot inits forked ahead of their bots: the fork server's stock of half-started bot processes.
+
+A bot's start splits in two. The first part does not depend on which bot will run: the fork from the fork server
+(~3 ms on this project's 2-core machine: the page tables of a large interpreter are copied) and the new namespaces
+(a copy of the runtime template, a network namespace: ~0.8 ms). The second part does: the bot's cgroups, its
+``/bot``, the ``pivot_root``, the bot's own fork, the uid drop and the limits, then the host. The fork server
+(:mod:`arena.sandbox.zygote`) keeps :data:`STOCK` processes that did the first part, each waiting on a socket for
+its plan and pipes, so a start pays only the second part, and the first is done while the game before is played.
+
+Fair to the game being played: a waiting init is forked, and does its first part, at ``SCHED_IDLE`` (it runs only
+when its CPU has nothing else to do: a game's bots and referee always come first) and turns back to the normal
+policy, which its bot inherits, only once its plan has come. Safe: it is the fork server's own code in a fresh
+fork, holding nothing of an earlier bot; it is used only when its namespaces were made for the same shape of plan
+(mode, root, runtime template) as the bot it gets, else it is killed and the bot is forked as before. Only the
+root path with a runtime template has a stock (docs/sandbox.md, "How a bot starts").
+"""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.sandbox import _sys
+
+STOCK = 2
+"""Waiting inits the fork server keeps: one per seat of a two-player game, so both bots of the next game start
+without a fork from the server."""
+
+
+QUIET = 0.0015
+"""Seconds without a request from the referee before an init is forked ahead: the bots of one game are asked for
+within a fraction of a millisecond of each other, and the second must not wait for a fork."""
+
+
+def idle() -> None:
+    """This process runs only when its CPU is otherwise idle from now on (its children too)."""
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def normal(pid: int = 0) -> None:
+    """Back to the normal policy (its children too), for process ``pid`` (0: this one)."""
+    try:
+        os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+    except OSError:  # (an init that died: its bot start fails on its own)
+        pass
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a waiting init's first part depends on: the plan's mode, namespaces and root (never anything of a
+    bot's own: its uid, cgroups, ``/bot``, limits) and the runtime template it copied."""
+
+    plan: Any
+    """A :class:`arena.sandbox.spawn.Plan` with only those fields set."""
+    template_fd: int
+    """The template namespace it enters (-1: none, the bot's init builds its root itself)."""
+    generation: int
+    """The template's build (a rebuilt template makes the inits of the old one useless)."""
+
+    FIELDS = ("mode", "mount_ns", "net_ns", "pid_ns", "new_root")
+
+    @classmethod
+    def of(cls, plan: Any, template_fd: int, generation: int) -> Shape:
+        # start-up: loaded by the fork server already
+        from arena.sandbox import spawn
+        return cls(spawn.Plan(**{name: getattr(plan, name) for name in cls.FIELDS}), template_fd, generation)
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self.plan, name) for name in self.FIELDS) + (self.template_fd >= 0, self.generation)
+
+    def fits(self, plan: Any) -> bool:
+        """Whether ``plan`` is of this shape."""
+        return all(getattr(plan, name) == getattr(self.plan, name) for name in self.FIELDS)
+
+    @property
+    def stocked(self) -> bool:
+        """Whether inits of this shape are forked ahead: only on the root path with a template (where the first part
+        is most of a start); any other bot's init is forked when it is asked for."""
+        return self.template_fd >= 0 and self.plan.pid_ns
+
+
+@dataclass
+class Waiting:
+    """One waiting init, on the fork server's side."""
+
+    pid: int
+    sock: socket.socket
+    """The fork server's end of the socket the init waits on for its plan and pipes."""
+    key: tuple[Any, ...]
+
+
+class Stock:
+    """The fork server's waiting inits, all of one shape (a plan of another shape drops them)."""
+
+    def __init__(self) -> None:
+        self.waiting: list[Waiting] = []
+        self.dropped: set[int] = set()
+        """Pids of inits killed unused: the fork server reaps them without keeping a status."""
+        self.wanted: Shape | None = None
+        """The shape to fork inits of, and how many: :data:`STOCK` ahead, or one a spawn request waits for."""
+        self.count = 0
+        self.ahead = False
+        self.held: tuple[dict[str, Any], list[int]] | None = None
+        """A spawn request (and its pipes) waiting for the init forked for it (``zygote.serve``)."""
+
+    def want(self, shape: Shape, ahead: bool) -> None:
+        """Fork inits of ``shape``: ahead of need, :data:`STOCK` of them at ``SCHED_IDLE`` where the shape is
+        stocked (none where it is not); else one, now, for a request that waits."""
+        self.wanted, self.ahead = shape, ahead
+        self.count = (STOCK if shape.stocked else 0) if ahead else 1
+
+    def take(self, shape: Shape) -> Waiting | None:
+        """The oldest waiting init of ``shape``, or None (those of another shape are killed)."""
+        while self.waiting:
+            init = self.waiting.pop(0)
+            if init.key == shape.key:
+                return init
+            self.drop(init)
+        return None
+
+    def drop(self, init: Waiting) -> None:
+        init.sock.close()  # (its end of file ends the init should the kill miss it)
+        try:
+            os.kill(init.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.dropped.add(init.pid)
+
+    def short(self) -> bool:
+        """Whether fewer inits of the wanted shape wait than are wanted."""
+        return self.wanted is not None and len(self.waiting) < self.count
+
+    def fill(self, fork: Callable[[int], int], most: int = STOCK) -> None:
+        """Forks up to ``most`` inits of the wanted shape, not more than are wanted (ahead: at ``SCHED_IDLE``, the
+        fork server's own policy normal again after): ``fork(fd)`` forks one whose end of its socket is ``fd`` and
+        returns its pid (``zygote.serve``)."""
+        shape = self.wanted
+        if shape is None or not self.short():
+            return
+        if self.ahead:
+            idle()
+        try:
+            for _ in range(min(most, self.count - len(self.waiting))):
+                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                try:
+                    self.waiting.append(Waiting(fork(theirs.fileno()), ours, shape.key))
+                except BaseException:
+                    ours.close()
+                    raise
+                finally:
+                    theirs.close()
+        finally:
+            if self.ahead:
+                normal()
+
+    def forget(self) -> None:
+        """In a forked child: nothing of the server's inits or requests (their descriptors are closed apart)."""
+        self.waiting = []
+        self.held = None
+        self.dropped = set()
+
+
+def wait_parent(parent_fd: int) -> None:
+    """Dies with the fork server (``PR_SET_PDEATHSIG``), and exits now when it is gone already (``parent_fd``, its
+    pidfd, is readable: it died before the death signal was set)."""
+    _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent_fd >= 0 and select.select([parent_fd], [], [], 0)[0]:
+        os._exit(1)

@@ -1,0 +1,123 @@
+"""Bot inits forked ahead (issue 33, :mod:`arena.sandbox.stock`): after a game the fork server keeps ``STOCK``
+waiting inits, idle-scheduled so they take no CPU from a game; the next game's bots start from them, at the normal
+policy; they die with the fork server; one made for another shape of plan (another template) is never used."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import time
+
+import pytest
+
+from arena.referee.sandboxed import play_game
+from arena.sandbox import check, spawn, stock, zygote
+from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
+
+pytestmark = [pytest.mark.xdist_group("sandbox"),
+              pytest.mark.skipif(os.geteuid() != 0 or not check.active("mount_namespace")
+                                 or not check.active("pid_namespace"),
+                                 reason="inits are forked ahead on the root path with a runtime template only"),
+              pytest.mark.skipif(not zygote.enabled(), reason="the fork server is off (ARENA_SANDBOX_ZYGOTE=0)")]
+
+
+def policy_of(pid: int) -> int:
+    """The scheduling policy of ``pid`` (field 41 of /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[38])
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry))
+    return sorted(out)
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie's /proc entry stays until its new parent reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def waiting_inits(server: int, want: int) -> list[int]:
+    """The fork server's children once there are ``want`` of them (the stock is filled once the referee is quiet)."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        found = children_of(server)
+        if len(found) == want or time.monotonic() > deadline:
+            return found
+        time.sleep(0.01)
+
+
+def sched(record) -> dict:
+    failure = next(f for f in record.failures if f.seat == 0)
+    match = re.search(r"SCHED (\{.*\})", failure.detail)
+    assert match, failure.detail
+    return json.loads(match[1])
+
+
+def test_the_next_games_bots_start_from_idle_inits_and_run_at_the_normal_policy(tmp_path):
+    probe = place("sched_probe", tmp_path)
+    first = play_game("nim", [probe, "random"], 1, FAST.with_(first_move_time=5.0))
+    assert_nothing_left(first)
+    server = zygote.running_pid()
+    assert server is not None
+    ahead = waiting_inits(server, stock.STOCK)
+    assert len(ahead) == stock.STOCK, ahead
+    assert all(policy_of(pid) == os.SCHED_IDLE for pid in ahead), [policy_of(p) for p in ahead]
+    assert policy_of(server) == os.SCHED_OTHER  # the server itself serves the referee at the normal policy
+    later = play_game("nim", [probe, "random"], 2, FAST.with_(first_move_time=5.0))
+    assert_nothing_left(later)
+    gone = time.monotonic() + 2.0
+    while any(alive(pid) for pid in ahead) and time.monotonic() < gone:
+        time.sleep(0.01)
+    assert not any(alive(pid) for pid in ahead), "the later game's bots did not use them"
+    for record in (first, later):
+        assert sched(record) == {"policy": os.SCHED_OTHER, "nice": 0}, sched(record)
+
+
+def test_waiting_inits_die_with_the_fork_server(monkeypatch, tmp_path):
+    monkeypatch.setattr(zygote, "_ZYGOTE", None)  # a server of this test's own, killed below
+    play_game("nim", ["random", "random"], 1, FAST)
+    server = zygote._ZYGOTE
+    assert server is not None and server.proc is not None
+    ahead = waiting_inits(server.proc.pid, stock.STOCK)
+    assert len(ahead) == stock.STOCK, ahead
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait()
+    deadline = time.monotonic() + 1.0
+    while [p for p in ahead if alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not [p for p in ahead if alive(p)], "waiting inits outlived their fork server"
+
+
+def test_an_init_of_another_shape_is_dropped_not_used():
+    made = stock.Stock()
+    old = stock.Shape(spawn.Plan(mode="root", mount_ns=True, net_ns=True, pid_ns=True, new_root="/r"), 5, 1)
+    new = stock.Shape(old.plan, 5, 2)  # the template built again (the host's mounts changed)
+    assert old.fits(spawn.Plan(mode="root", mount_ns=True, net_ns=True, pid_ns=True, new_root="/r", uid=1234))
+    assert not old.fits(spawn.Plan(mode="userns", mount_ns=True, net_ns=True, pid_ns=True, new_root="/r"))
+    pid = os.fork()
+    if pid == 0:  # a stand-in init: waits to be killed
+        time.sleep(30)
+        os._exit(0)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    theirs.close()
+    made.waiting.append(stock.Waiting(pid, ours, old.key))
+    assert made.take(new) is None
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert made.dropped == {pid} and not made.waiting
