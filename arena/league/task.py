@@ -58,14 +58,14 @@ class TaskFailure:
 TaskResult = GameRecord | TaskFailure
 
 
-def play_task(task: Task) -> TaskResult:
+def play_task(task: Task, *, close_later: bool = False) -> TaskResult:
     """Plays one fixture through the referee. The referee writes the task's snapshots into this process's
     private bot root (:mod:`arena.submissions.snapshot`), checked against their digests; the root goes when the process
-    exits."""
+    exits. ``close_later``: see :func:`arena.referee.sandboxed.play_game`."""
     try:
         bots: list[str | Snapshot] = [task.files[b[5:]] if b.startswith("file:") else b for b in task.bots]
-        return _referee()(task.game, bots, task.seed, task.limits, on_failure=task.on_failure,
-                          names=list(task.names), chance_key=task.chance_key, opening=task.opening)
+        return _referee()(task.game, bots, task.seed, task.limits, on_failure=task.on_failure, names=list(task.names),
+                          chance_key=task.chance_key, opening=task.opening, close_later=close_later)
     except MachineOverloadedError as exc:  # abandoned, not forfeited: the writer says so, the next run replays it
         return TaskFailure(f"{type(exc).__name__}: {str(exc).splitlines()[0]}", overloaded=True)
     except Exception as exc:  # noqa: BLE001 - reported by the writer, the game is retried next run

@@ -150,6 +150,7 @@ def worker_init(cpus: list[int] | None = None, index: int = 0) -> None:
 def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int) -> None:
     """A worker's life: play each task that arrives, send its result back, exit at end-of-file."""
     worker_init(cpus, index)
+    from arena.sandbox.proxy import finish_closing  # start-up: workers only
     snapshots: dict[str, Snapshot] = {}  # digest -> snapshot, kept as the writer says (_SnapshotCache)
     while True:
         frame = _read_frame(task_fd)
@@ -162,7 +163,9 @@ def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int
         # (each snapshot is still checked against its digest before it is written for a bot: arena.submissions.snapshot)
         task = dataclasses.replace(task, files={b[5:]: snapshots[b[5:]] for b in task.bots if b.startswith("file:")})
         # plain data in the record's schema, with the store's JSON text of it: encoded here, not by the one writer
-        _write_frame(result_fd, encode_result(play_task(task), columns=True))
+        _write_frame(result_fd, encode_result(play_task(task, close_later=True), columns=True))
+        finish_closing()  # the game's bots end and are cleaned up while the writer stores the result
+    finish_closing()
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
 
 

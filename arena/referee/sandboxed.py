@@ -95,7 +95,7 @@ def check_untrusted_allowed(bots: Sequence[str | Snapshot], limits: Limits) -> N
 def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limits = Limits(), *,
               on_failure: str = "lose", names: Sequence[str] | None = None,
               observer: Callable | None = None, max_moves: int | None = None,
-              chance_key: bytes | None = None, opening: Sequence[int] = ()) -> GameRecord:
+              chance_key: bytes | None = None, opening: Sequence[int] = (), close_later: bool = False) -> GameRecord:
     """Plays one game with each bot sandboxed in its own process and returns its record.
 
     Args:
@@ -117,6 +117,9 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         chance_key: the secret that keys chance and the bots' seeds (:mod:`arena.chance`); never sent to a bot.
             None: a fresh random key for this game only (the same seed then plays different chance).
         opening: moves played before the first decision (:mod:`arena.referee.openings`), recorded in the record.
+        close_later: return once every bot's kill is sent, leaving the wait for their ends and the clean-up to
+            :func:`arena.sandbox.proxy.finish_closing` (the next game calls it before its bots load; a league worker
+            calls it once the result is sent).
 
     Raises:
         ConfigError, GameSpecError: bad game, bot, option (before any process starts).
@@ -149,7 +152,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
 
     from arena.sandbox import check  # start-up: the sandbox stack loads only when a sandboxed game is played
     from arena.sandbox.launcher import Sandbox
-    from arena.sandbox.proxy import BotProcess, close_all
+    from arena.sandbox.proxy import BotProcess, close_all, finish_closing
 
     # Built-in bots are trusted: they run with whatever layers exist. Files need the mandatory ones
     # (checked above) unless trusted.
@@ -160,8 +163,10 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
             proxies.append(BotProcess(desc, game, seat, bot_seed(seed, seat, chance_key), limits,
                                       sandbox=sandbox, name=names[seat]))
 
-        # Every process is set up at once; then each bot loads its code and becomes ready while all the others
-        # are frozen or still waiting for their init, and is frozen in turn (fair CPU: docs/sandbox.md).
+        # Every process is set up at once (while an earlier game's bots, sent their kill, end); then each bot loads
+        # its code and becomes ready while all the others are frozen or still waiting for their init, and is frozen
+        # in turn (fair CPU: docs/sandbox.md). Nothing of an earlier game is still ending by then.
+        finish_closing()
         for proxy in proxies:
             proxy.start_up()
 
@@ -182,7 +187,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
                       max_seconds=limits.game_seconds(n, max_moves), players=names, observer=observer,
                       chance_key=chance_key, opening=opening)
     finally:
-        close_all(proxies)  # every bot's tree killed at once, then each waited for and cleaned up
+        close_all(proxies, wait=not close_later)  # every bot's tree killed at once, then each waited for and cleaned up
     record.info["sandbox"] = sandbox.active_layers()
     record.info["missing_layers"] = check.missing_mandatory()
     record.info["limits"] = limits.to_dict()

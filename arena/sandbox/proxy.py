@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import resource
+import threading
 import time
 import weakref
 from collections.abc import Sequence
@@ -404,16 +405,30 @@ class BotProcess:
             pass
 
 
-def close_all(bots: Sequence[BotProcess]) -> None:
+_CLOSING: list[BotProcess] = []
+"""Bots of ended games sent their kill whose close (waiting for the exit, giving back the cgroups and the uid slot)
+was left for later (``close_all(..., wait=False)``): :func:`finish_closing` does it."""
+_CLOSING_LOCK = threading.Lock()
+
+
+def close_all(bots: Sequence[BotProcess], *, wait: bool = True) -> None:
     """Ends a game's bots together: each whole tree is sent its kill first, then each is waited for and cleaned up
     (:meth:`BotProcess.close`), so their exits overlap instead of following one another. Every bot is closed even
-    when one close fails (the first error is raised after)."""
+    when one close fails (the first error is raised after).
+
+    ``wait=False`` returns once the kills are sent and leaves the rest to :func:`finish_closing` (a league worker
+    sends the game's result first: the kernel ends the bots, and the worker cleans up after them, while the writer
+    stores it). No bot code runs after the kill; only what it held (cgroups, a uid slot) waits."""
     error: BaseException | None = None
     for bot in bots:
         try:
             bot.begin_close()
         except BaseException as exc:  # noqa: BLE001 - close() below still kills and waits
             error = error or exc
+    if not wait:
+        with _CLOSING_LOCK:
+            _CLOSING.extend(bots)
+        bots = ()
     for bot in bots:
         try:
             bot.close()
@@ -421,3 +436,13 @@ def close_all(bots: Sequence[BotProcess]) -> None:
             error = error or exc
     if error is not None:
         raise error
+
+
+def finish_closing() -> None:
+    """Closes every bot whose close was left for later (:func:`close_all`); a game calls it before its own bots
+    load, so nothing of an earlier game's bots is still ending while a bot's start is timed."""
+    with _CLOSING_LOCK:
+        bots = list(_CLOSING)
+        _CLOSING.clear()
+    if bots:
+        close_all(bots)
