@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import select
 import selectors
 import signal
 import struct
@@ -164,10 +165,17 @@ def worker_main(task_fd: int, result_fd: int, cpus: list[int] | None, index: int
         task = dataclasses.replace(task, files={b[5:]: snapshots[b[5:]] for b in task.bots if b.startswith("file:")})
         # plain data in the record's schema, with the store's JSON text of it: encoded here, not by the one writer
         _write_frame(result_fd, encode_result(play_task(task, close_later=True), columns=True))
-        finish_closing()  # the game's bots end and are cleaned up while the writer stores the result
+        # The game's bots end while the writer stores the result and the next game's bots are set up; that game
+        # cleans up after them before its own bots load. A worker left without a task cleans up at once.
+        if not select.select([task_fd], [], [], IDLE_CLEAN_UP)[0]:
+            finish_closing()
     finish_closing()
     os._exit(0)  # no interpreter shutdown: nothing to flush, and the fork server's thread must not be waited for
 
+
+IDLE_CLEAN_UP = 0.05
+"""Seconds a worker waits for its next task before it cleans up after its last game's bots itself (a busy worker's
+next game does it, overlapped with its own bots' set-up)."""
 
 SNAPSHOT_CACHE_BYTES = 64 << 20
 """Bytes of bot snapshots a worker keeps between games (the least recently used go first)."""

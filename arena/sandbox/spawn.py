@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -228,7 +229,8 @@ def enter_namespaces(plan: Plan, outer_uid: int, outer_gid: int, template_fd: in
 
 
 def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1, status_fd: int = -1,
-                 template_fd: int = -1, entered: bool = False) -> None:
+                 template_fd: int = -1, entered: bool = False,
+                 bot_ahead: Callable[[list[int]], int] | None = None) -> None:
     """Runs in the forked child before the bot host starts. Only system calls: no imports, no allocation-heavy work.
 
     With ``plan.pid_ns`` the bot gets a PID namespace of its own whose pid 1 is a small init that runs no bot
@@ -242,7 +244,9 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
     ``template_fd``: a mount namespace holding the runtime already mounted at ``plan.new_root`` (the fork server's
     :mod:`arena.sandbox.template`): the bot's namespace is a copy of it, and only ``/bot`` is mounted here.
     ``entered``: this process entered its namespaces already (:func:`enter_namespaces`, from a template) before its
-    plan came.
+    plan came. ``bot_ahead(groups)``: the bot was forked before the plan came too (the pid 1 of a waiting init); this
+    hands it its plan, pipes and the descriptors of its cgroups' ``cgroup.procs`` once the root is mounted, and
+    returns its pid (:func:`bot_setup` is the bot's side).
     """
     step = "start"
     try:
@@ -250,9 +254,11 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
         step = "join cgroups"
         # With a PID namespace the init stays out of the freezer's group: freezing and thawing a group wakes
         # every task in it, and an init woken twice per move costs the referee's round trip ~4 us.
-        bot_groups = [os.open(p, os.O_WRONLY) for p in plan.cgroup_procs if plan.pid_ns and _freezer_group(p)]
+        # (a bot forked ahead joins every group itself: it was forked before this process joined any)
+        bot_groups = [os.open(p, os.O_WRONLY) for p in plan.cgroup_procs
+                      if plan.pid_ns and (bot_ahead is not None or _freezer_group(p))]
         _join([p for p in plan.cgroup_procs if not (plan.pid_ns and _freezer_group(p))])
-        if plan.cpu is not None:  # after the cgroups: joining a cpuset resets the affinity to the set's CPUs
+        if plan.cpu is not None and bot_ahead is None:  # after the cgroups: joining a cpuset resets the affinity
             step = "cpu"
             os.sched_setaffinity(0, {plan.cpu})
         if plan.mount_ns and not entered:
@@ -304,6 +310,8 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
                 _sys.mount(None, "/", None, _sys.MS_REMOUNT | _sys.MS_RDONLY | _sys.MS_NOSUID | _sys.MS_NODEV)
         if plan.pid_ns:
             step = "start the bot"
+            if bot_ahead is not None:  # forked already: it gets its plan, pipes and groups now, and goes on alone
+                _init(bot_ahead(bot_groups), status_fd)
             bot = os.fork()
             if bot:
                 _init(bot, status_fd)
@@ -312,28 +320,53 @@ def _child_setup(plan: Plan, outer_uid: int, outer_gid: int, parent_fd: int = -1
             if status_fd >= 0:  # the init's alone: the bot cannot write a status of its own choosing
                 os.close(status_fd)
             step = "join cgroups"
-            for fd in bot_groups:  # opened before the pivot: the paths do not exist inside
-                os.write(fd, b"0")
-                os.close(fd)
-        if plan.mode == "root":
-            step = "drop uid"
-            os.setgroups([])
-            os.setresgid(plan.gid, plan.gid, plan.gid)
-            os.setresuid(plan.uid, plan.uid, plan.uid)
-        step = "prctl"
-        _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
-        _sys.prctl(_sys.PR_SET_NO_NEW_PRIVS, 1)
-        step = "rlimits"
-        for res, value in plan.rlimits:
-            soft, hard = (value, value + 1) if res == resource.RLIMIT_CPU else (value, value)
-            _, cur_hard = resource.getrlimit(res)
-            if cur_hard != resource.RLIM_INFINITY:
-                hard = min(hard, cur_hard)
-                soft = min(soft, hard)
-            resource.setrlimit(res, (soft, hard))
+            _join_fds(bot_groups)
+        step = "drop privileges"
+        limit_self(plan)
     except BaseException as exc:
         os.write(2, f"arena sandbox: setup failed at {step}: {exc}\n".encode())
         raise
+
+
+def bot_setup(plan: Plan, groups: list[int]) -> None:
+    """In a bot forked before its plan came (:mod:`arena.sandbox.stock`), once its init has mounted its root: joins
+    its cgroups (``groups``: their ``cgroup.procs``, opened by the init before the pivot), takes its one CPU and
+    drops every privilege (:func:`limit_self`), as a bot forked by its init does."""
+    step = "join cgroups"
+    try:
+        _join_fds(groups)
+        if plan.cpu is not None:  # after the cgroups: joining a cpuset resets the affinity to the set's CPUs
+            step = "cpu"
+            os.sched_setaffinity(0, {plan.cpu})
+        step = "drop privileges"
+        limit_self(plan)
+    except BaseException as exc:
+        os.write(2, f"arena sandbox: setup failed at {step}: {exc}\n".encode())
+        raise
+
+
+def limit_self(plan: Plan) -> None:
+    """The last steps of every bot's start: the slot's uid with no groups, its death signal, no new privileges and
+    every rlimit."""
+    if plan.mode == "root":
+        os.setgroups([])
+        os.setresgid(plan.gid, plan.gid, plan.gid)
+        os.setresuid(plan.uid, plan.uid, plan.uid)
+    _sys.prctl(_sys.PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+    _sys.prctl(_sys.PR_SET_NO_NEW_PRIVS, 1)
+    for res, value in plan.rlimits:
+        soft, hard = (value, value + 1) if res == resource.RLIMIT_CPU else (value, value)
+        _, cur_hard = resource.getrlimit(res)
+        if cur_hard != resource.RLIM_INFINITY:
+            hard = min(hard, cur_hard)
+            soft = min(soft, hard)
+        resource.setrlimit(res, (soft, hard))
+
+
+def _join_fds(groups: list[int]) -> None:
+    for fd in groups:  # opened before the pivot: the paths do not exist inside
+        os.write(fd, b"0")
+        os.close(fd)
 
 
 _MAX_FD = 1 << 16

@@ -268,6 +268,9 @@ def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> 
         entered = template_fd >= 0
         if entered:
             spawn.enter_namespaces(shape.plan, 0, 0, template_fd)
+        bot_ahead: tuple[int, socket.socket] | None = None
+        if entered and shape.plan.pid_ns and os.getpid() == 1:  # the bot's own fork, ahead too
+            bot_ahead = _fork_bot_ahead([sock_fd, parent_fd, status_fd])
         sock = socket.socket(fileno=sock_fd)
         request, fds = _recv(sock, 3)
         sock.close()
@@ -282,7 +285,51 @@ def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> 
             os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
         finally:
             os._exit(127)
-    _child(plan, fds, request["outer"], parent_fd, status_fd, entered=entered)
+    _child(plan, fds, request["outer"], parent_fd, status_fd, entered=entered, bot_ahead=bot_ahead,
+           plan_data=request["plan"])
+
+
+def _fork_bot_ahead(init_fds: list[int]) -> tuple[int, socket.socket]:
+    """In a waiting init that is pid 1 of its namespace: forks its bot now, which waits on a socket for its plan
+    (:func:`_bot_ahead`) holding nothing of the init's (``init_fds`` are closed in it); (its pid, the init's end)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    bot = os.fork()
+    if bot == 0:
+        try:
+            ours.close()
+            for fd in init_fds:
+                if fd >= 0:
+                    os.close(fd)
+        except BaseException:  # noqa: BLE001
+            os._exit(127)
+        _bot_ahead(theirs)
+    theirs.close()
+    return bot, ours
+
+
+def _bot_ahead(sock: socket.socket) -> None:
+    """A bot forked before its plan came: waits for its plan, pipes and cgroups from its init (which sends them once
+    the root is mounted), then finishes its start (``spawn.bot_setup``) and becomes the host. Exits at the socket's
+    end of file (its init ended without a bot)."""
+    # start-up: loaded by serve() already; named here for the child
+    from arena.sandbox import host, spawn
+    try:
+        request, fds = _recv(sock, 16)
+        sock.close()
+        if request is None or len(fds) < 3:
+            os._exit(0)
+        req_r, resp_w, err_w, *groups = fds
+        os.dup2(err_w, 1)
+        os.dup2(err_w, 2)
+        _close_all_but({0, 1, 2, req_r, resp_w, *groups})
+        spawn.bot_setup(spawn.Plan(**request["plan"]), groups)
+        host.main([str(req_r), str(resp_w)])
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
+        finally:
+            os._exit(127)
+    os._exit(0)
 
 
 def _close_all_but(keep: set[int]) -> None:
@@ -294,12 +341,13 @@ def _close_all_but(keep: set[int]) -> None:
 
 
 def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_fd: int = -1,
-           template_fd: int = -1, entered: bool = False) -> None:
+           template_fd: int = -1, entered: bool = False, bot_ahead: tuple[int, socket.socket] | None = None,
+           plan_data: dict[str, Any] | None = None) -> None:
     """In the forked child: become a hardened bot host, exactly as the exec path does (``status_fd``: the pipe to
     the fork server for the bot's exact status, when this process is its namespace's init; ``template_fd``: the
     runtime's mount namespace, :mod:`arena.sandbox.template`)."""
     # start-up: loaded by serve() already; named here for the child
-    from arena.sandbox import host, spawn
+    from arena.sandbox import host, spawn, stock
     try:
         req_r, resp_w, err_w = fds
         null = os.open("/dev/null", os.O_RDONLY)
@@ -307,8 +355,19 @@ def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_f
         os.dup2(err_w, 1)
         os.dup2(err_w, 2)
         # close everything else: the control socket, the zygote's files
-        _close_all_but({0, 1, 2, req_r, resp_w, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
-        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd, entered)
+        _close_all_but({0, 1, 2, req_r, resp_w, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0}
+                       | ({bot_ahead[1].fileno()} if bot_ahead is not None else set()))
+        hand_over = None
+        if bot_ahead is not None:
+            bot, bot_sock = bot_ahead
+
+            def hand_over(groups: list[int]) -> int:
+                """The bot forked ahead gets its plan, its pipes (1: its stderr) and its cgroups, at the normal
+                policy."""
+                stock.normal(bot)
+                _send(bot_sock, {"plan": plan_data}, [req_r, resp_w, 1, *groups])
+                return bot
+        spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd, entered, hand_over)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
         try:
