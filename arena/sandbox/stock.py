@@ -27,8 +27,15 @@ from typing import Any
 from arena.sandbox import _sys
 
 STOCK = 2
-"""Waiting inits the fork server keeps: one per seat of a two-player game, so both bots of the next game start
-without a fork from the server."""
+"""Waiting inits the fork server keeps by default: one per seat of a two-player game, so both bots of the next game
+start without a fork from the server. ``ARENA_SANDBOX_STOCK=N`` in the referee's environment keeps N (0: none, every
+init is forked when its bot is asked for, as before issue 33: :func:`size`)."""
+
+
+def size() -> int:
+    """The stock the referee asks its fork server for (``ARENA_SANDBOX_STOCK``, else :data:`STOCK`; at most 8)."""
+    text = os.environ.get("ARENA_SANDBOX_STOCK", "")
+    return min(int(text), 8) if text.isdigit() else STOCK
 
 
 QUIET = 0.0015
@@ -108,11 +115,14 @@ class Stock:
         self.held: tuple[dict[str, Any], list[int]] | None = None
         """A spawn request (and its pipes) waiting for the init forked for it (``zygote.serve``)."""
 
-    def want(self, shape: Shape, ahead: bool) -> None:
-        """Fork inits of ``shape``: ahead of need, :data:`STOCK` of them at ``SCHED_IDLE`` where the shape is
-        stocked (none where it is not); else one, now, for a request that waits."""
-        self.wanted, self.ahead = shape, ahead
-        self.count = (STOCK if shape.stocked else 0) if ahead else 1
+    def want_now(self, shape: Shape) -> None:
+        """Fork one init of ``shape`` now, at the normal policy: a request waits for it."""
+        self.wanted, self.ahead, self.count = shape, False, 1
+
+    def want_ahead(self, shape: Shape, count: int) -> None:
+        """Keep ``count`` inits of ``shape`` ahead of need, forked at ``SCHED_IDLE``, where the shape is stocked (none
+        where it is not)."""
+        self.wanted, self.ahead, self.count = shape, True, count if shape.stocked else 0
 
     def take(self, shape: Shape) -> Waiting | None:
         """The oldest waiting init of ``shape``, or None (those of another shape are killed)."""

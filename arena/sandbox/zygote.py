@@ -163,7 +163,7 @@ def serve(control_fd: int) -> None:
         want = stock.Shape.of(plan, template_fd, runtime_template.generation)
         waiting = inits_ahead.take(want)
         if waiting is None:
-            inits_ahead.want(want, ahead=False)
+            inits_ahead.want_now(want)
             return False
         try:
             stock.normal(waiting.pid)  # (it wakes at the normal policy: its bot's start is timed)
@@ -175,7 +175,8 @@ def serve(control_fd: int) -> None:
             waiting.sock.close()
         list(map(os.close, fds))  # (the init has its copies)
         answer({"pid": waiting.pid, "depth": (1 if waiting.pid in inits else 2) if plan.pid_ns else 0})
-        inits_ahead.want(want, ahead=True)  # the next bots' first part, while this one's game is played
+        # the next bots' first part, while this one's game is played (as many as the referee asks for)
+        inits_ahead.want_ahead(want, max(0, min(int(request.get("ahead", stock.STOCK)), 8)))
         return True
 
     while True:
@@ -440,10 +441,11 @@ class Zygote:
         """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server
         learns nothing of the bot's code or its opponents: only the plan (mounts, uid, cgroups, limits)."""
         # start-up: the referee side loads the child's set-up only when a bot starts
-        from arena.sandbox import spawn
+        from arena.sandbox import spawn, stock
         spawn.choose_pid_ns(plan)
         with self._lock:
             _send(self._sock, {"op": "spawn", "plan": {f.name: getattr(plan, f.name) for f in fields(plan)},
+                               "ahead": stock.size(),
                                "outer": [os.getuid(), os.getgid()]},  # (not asdict: its deep copy cost ~1 ms a bot)
                   list(fds))
             reply, _ = _recv(self._sock)

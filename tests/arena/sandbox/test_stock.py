@@ -121,3 +121,20 @@ def test_an_init_of_another_shape_is_dropped_not_used():
     _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     assert made.dropped == {pid} and not made.waiting
+
+
+def test_a_referee_can_ask_for_no_inits_ahead(monkeypatch):
+    """``ARENA_SANDBOX_STOCK=0``: every init is forked when its bot is asked for; nothing waits between games."""
+    monkeypatch.setattr(zygote, "_ZYGOTE", None)
+    monkeypatch.setenv("ARENA_SANDBOX_STOCK", "0")
+    try:
+        record = play_game("nim", ["random", "random"], 1, FAST)
+        assert not record.failures
+        server = zygote._ZYGOTE
+        assert server is not None and server.proc is not None
+        time.sleep(0.2)  # (longer than the quiet time before inits are forked ahead)
+        assert [p for p in children_of(server.proc.pid) if alive(p)] == []
+    finally:
+        if zygote._ZYGOTE is not None and zygote._ZYGOTE.proc is not None:
+            zygote._ZYGOTE.proc.kill()
+            zygote._ZYGOTE.proc.wait()
