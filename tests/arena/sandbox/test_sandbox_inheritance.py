@@ -12,6 +12,7 @@ import pytest
 
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check, zygote
+from arena.submissions.take import take
 from tests.arena.sandbox_helpers import FAST, assert_nothing_left, descendants_of, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
@@ -69,3 +70,22 @@ def test_a_later_games_bot_inherits_nothing_of_the_earlier_game(tmp_path, fresh_
     play_game("sorry", ["determinized", "random", "random", "random"], 4, FAST)
     later = inherited(play_game("nim", [probe, "random"], 3, FAST.with_(first_move_time=5.0), chance_key=KEY))
     assert later == first, f"after other games the probe sees {later}, before {first}"
+
+
+def test_a_bot_finds_no_other_bots_snapshot_in_the_memory_it_inherits(tmp_path, fresh_server):
+    """A bot scanning the heap and arenas it inherited from the fork server (which decodes every bot's launch plan:
+    its snapshot folder, named by its digest) finds its own snapshot's digest and never its opponent's: in a fresh
+    server's first game (its init forked after the opponent's plan was decoded) and in a later one (an init forked
+    ahead). The scan does find a plan the server keeps alive (checked by hand: a list of past plans in the server)."""
+    probe = place("heap_scan", tmp_path)
+    other = place("shill", tmp_path)
+    mine, theirs = take(probe).digest, take(other).digest
+    for seed in (1, 2, 3):
+        record = play_game("nim", [other, probe], seed, FAST.with_(first_move_time=20.0), chance_key=KEY)
+        failure = next((f for f in record.failures if f.seat == 1), None)
+        assert failure is not None, record.failures
+        match = re.search(r"HEAP (\[.*\])", failure.detail)
+        assert match, failure.detail
+        found = json.loads(match[1])
+        assert mine in found, f"the scan did not find the probe's own plan (it would miss any): {found}"
+        assert theirs not in found, f"game {seed}: the probe found its opponent's snapshot digest in its memory"
