@@ -1,7 +1,8 @@
 """``arena match GAME BOT BOT [BOT BOT] --games N --seed S``: sandboxed games with seats rotated fairly."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -108,6 +109,18 @@ def first_bot_points(seats: list[int], rec: GameRecord) -> float:
     """Bot 0's points in a two-player game: 1 for a win, 1/2 for a draw, 0 for a loss."""
     winner = rec.winner() if rec.returns else None
     return 0.5 if winner is None else 1.0 if seats[winner] == 0 else 0.0
+
+
+@contextlib.contextmanager
+def _closing_after(debug: bool) -> Iterator[None]:
+    """The match's last game's bots are waited for and cleaned up before it ends, whatever ends it (each game leaves
+    its end to the next: ``play_game(close_later=True)``)."""
+    try:
+        yield
+    finally:
+        if not debug:
+            from arena.sandbox.proxy import finish_closing  # start-up: the sandbox stack only when bots were sandboxed
+            finish_closing()
 
 
 def _ms(x: float | None) -> str:
@@ -233,14 +246,15 @@ def match(game: str, bots: tuple[str, ...], n_games: int, seed: int, move_time: 
     plan = schedule(len(bots), n_games, seed)
     records: list[tuple[list[int], GameRecord]] = []
     # done/total, games/s and ETA on stderr: a bar on a terminal, a line every 30 s in a log; -q: nothing
-    with Reporter(str(g), quiet=quiet, transient=as_json) as progress:
+    with Reporter(str(g), quiet=quiet, transient=as_json) as progress, _closing_after(debug):
         progress.start(n_games)
         for game_seed, seats in plan:
             # as in a league: the opening depends on the seed and its round (the r-th seed of the plan is round r),
             # so every seat rotation of a seed plays it
             opening = book.opening(str(g), game_seed, game_seed - seed) if book is not None else ()
+            # each game's end (its bots' exits, their groups given back) overlaps the next game's set-up
             rec = play_game(g, [entered[i] for i in seats], game_seed, limits, on_failure=on_failure,
-                            names=[labels[i] for i in seats], chance_key=key, opening=opening)
+                            names=[labels[i] for i in seats], chance_key=key, opening=opening, close_later=True)
             records.append((seats, rec))
             refusal = start_failure(rec, [labels[i] for i in seats])
             if refusal:  # no game can be played with it: say why once, as `arena submit` would (exit 2)

@@ -111,3 +111,13 @@ def test_sandbox_check_reports_every_layer(capsys):
     assert {l["name"] for l in data["layers"]} >= set(check.MANDATORY)
     assert data["bot_files_allowed"] == (not data["missing_mandatory"])
     assert code == (1 if data["missing_mandatory"] else 0)
+
+
+def test_a_match_ends_with_every_bot_closed_and_its_groups_given_back(capsys):
+    """Each game leaves its bots' end to the next (``close_later``); the match's last game's bots are closed before
+    the command returns: none pending, no cgroup of this process but the emptied pooled ones."""
+    from arena.sandbox import cgroups, proxy
+    code, _, err = run(capsys, "match", "nim", "random", "random", "--games", "3", "--json", *FAST)
+    assert code == 0, err
+    assert proxy._CLOSING == []
+    assert [g for g in cgroups.groups_of(os.getpid()) if g not in cgroups.pooled()] == []
