@@ -42,9 +42,10 @@ def _summary(f: dict[str, Any]) -> dict[str, Any]:
 
 def test_held_a_bot_forked_ahead_starts_as_any_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pre-forked bot, whether its init waited 0 s or 2 s at SCHED_IDLE, or waited through a CPU spinner's and
-    a fork bomb's game: SCHED_OTHER, pid 2 under pid 1, the same five descriptors as a bot forked on demand
-    (ARENA_SANDBOX_STOCK=0), a uid slot (not root), and its CPU clock at ``__init__`` holds only its own start (not
-    the idle time its init waited: measured 6-9 ms either way)."""
+    a fork bomb's game: SCHED_OTHER, pid 2 under pid 1, the same five descriptors as a bot whose init is forked on
+    demand (ARENA_SANDBOX_STOCK=0; that init forks its bot before its plan too, at once), a uid slot (not root), and
+    its CPU clock at ``__init__`` holds only its own start (not the idle time its init waited: 6-9 ms either way).
+    (No /proc inside: a bot cannot read its own or its init's start time, so it cannot time its wait in the stock.)"""
     probe = _probe_bot(tmp_path)
     monkeypatch.setenv("ARENA_SANDBOX_STOCK", "0")
     on_demand = _facts(play_game("nim", [probe, "random"], 1, SLOW_START))
