@@ -174,7 +174,10 @@ def test_found_a_bot_forked_ahead_is_charged_its_own_kernel_memory(tmp_path: Pat
     "arrives while the server is in such a fork waits for it. Here (2 CPUs), 10 games with 4 busy loops: the slowest "
     "spawn took 2.9-3.9 s in three runs (ARENA_SANDBOX_STOCK=0: all < 0.25 s, the 10 games in 7.9 s against 30-44 "
     "s); with 2 busy loops spawns took up to 1.83 s, a close up to 1.68 s, and once an honest bot's start-up was "
-    "charged 2.436 s of its 0.5 s first move: a timeout loss, not MachineOverloadedError"))
+    "charged 2.436 s of its 0.5 s first move: a timeout loss, not MachineOverloadedError. Kernel stacks sampled in "
+    "a stall: the handed-out init (normal policy) in D at cgroup_procs_write_start <- __cgroup1_procs_write (joining "
+    "its groups takes cgroup_threadgroup_rwsem for writing, which waits for every task inside fork's cgroup section: "
+    "an idle-class fork of the stock, starved) - a priority inversion, not only a slow fork"))
 def test_found_busy_neighbours_do_not_stall_a_start(tmp_path: Path) -> None:
     import subprocess
     import sys
