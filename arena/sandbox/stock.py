@@ -7,9 +7,12 @@ A bot's start splits in two. The first part does not depend on which bot will ru
 (:mod:`arena.sandbox.zygote`) keeps :data:`STOCK` processes that did the first part, each waiting on a socket for
 its plan and pipes, so a start pays only the second part, and the first is done while the game before is played.
 
-Fair to the game being played: a waiting init is forked, and does its first part, at ``SCHED_IDLE`` (it runs only
-when its CPU has nothing else to do: a game's bots and referee always come first) and turns back to the normal
-policy, which its bot inherits, only once its plan has come. Safe: it is the fork server's own code in a fresh
+Fair to the game being played: a waiting init is forked only once the referee has been quiet for :data:`QUIET`, and
+does its first part at nice :data:`BACKGROUND_NICE` (a small share of a busy CPU; the game's bots and referee come
+first); it and its bot turn back to nice 0 when a spawn request comes (every waiting init then, not only the one
+handed out: see :func:`background`). Never ``SCHED_IDLE``: an idle-class task starved inside ``fork`` holds the
+kernel's cgroup fork lock, and every bot's join of its cgroups waits for it (an attack round measured spawns of up
+to 3.9 s next to busy loops). Safe: it is the fork server's own code in a fresh
 fork, holding nothing of an earlier bot; it is used only when its namespaces were made for the same shape of plan
 (mode, root, runtime template) as the bot it gets, else it is killed and the bot is forked as before. Only the
 root path with a runtime template has a stock (docs/sandbox.md, "How a bot starts").
@@ -43,15 +46,21 @@ QUIET = 0.0015
 within a fraction of a millisecond of each other, and the second must not wait for a fork."""
 
 
-def idle() -> None:
-    """This process runs only when its CPU is otherwise idle from now on (its children too)."""
-    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+BACKGROUND_NICE = 10
+"""The nice value of a waiting init's first part: ~10% of a CPU's time against one task at nice 0, so it finishes
+within tens of milliseconds on a busy CPU (never starved: a fork holds a lock every cgroup join waits for)."""
+
+
+def background() -> None:
+    """This process (and what it forks) runs at nice :data:`BACKGROUND_NICE` from now on."""
+    os.setpriority(os.PRIO_PROCESS, 0, BACKGROUND_NICE)
 
 
 def normal(pid: int = 0) -> None:
-    """Back to the normal policy (its children too), for process ``pid`` (0: this one)."""
+    """Back to the normal policy and nice 0, for process ``pid`` (0: this one; root may lower a nice value)."""
     try:
         os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, pid, 0)
     except OSError:  # (an init that died: its bot start fails on its own)
         pass
 
@@ -120,7 +129,7 @@ class Stock:
         self.wanted, self.ahead, self.count = shape, False, 1
 
     def want_ahead(self, shape: Shape, count: int) -> None:
-        """Keep ``count`` inits of ``shape`` ahead of need, forked at ``SCHED_IDLE``, where the shape is stocked (none
+        """Keep ``count`` inits of ``shape`` ahead of need, in the background, where the shape is stocked (none
         where it is not)."""
         self.wanted, self.ahead, self.count = shape, True, count if shape.stocked else 0
 
@@ -146,27 +155,27 @@ class Stock:
         return self.wanted is not None and len(self.waiting) < self.count
 
     def fill(self, fork: Callable[[int], int], most: int = STOCK) -> None:
-        """Forks up to ``most`` inits of the wanted shape, not more than are wanted (ahead: at ``SCHED_IDLE``, the
-        fork server's own policy normal again after): ``fork(fd)`` forks one whose end of its socket is ``fd`` and
-        returns its pid (``zygote.serve``)."""
+        """Forks up to ``most`` inits of the wanted shape, not more than are wanted: ``fork(fd)`` forks one whose end of
+        its socket is ``fd`` and returns its pid (``zygote.serve``). The fork server forks at its own (normal) policy:
+        a fork is ~3 ms, and a starved one would hold up every bot's cgroup join."""
         shape = self.wanted
         if shape is None or not self.short():
             return
-        if self.ahead:
-            idle()
-        try:
-            for _ in range(min(most, self.count - len(self.waiting))):
-                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                try:
-                    self.waiting.append(Waiting(fork(theirs.fileno()), ours, shape.key))
-                except BaseException:
-                    ours.close()
-                    raise
-                finally:
-                    theirs.close()
-        finally:
-            if self.ahead:
-                normal()
+        for _ in range(min(most, self.count - len(self.waiting))):
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                self.waiting.append(Waiting(fork(theirs.fileno()), ours, shape.key))
+            except BaseException:
+                ours.close()
+                raise
+            finally:
+                theirs.close()
+
+    def hurry(self) -> None:
+        """Every waiting init (and the bot it forks) back to nice 0: a spawn request came, and one still doing its
+        first part must not hold up the started bot's cgroup join for long."""
+        for init in self.waiting:
+            normal(init.pid)
 
     def forget(self) -> None:
         """In a forked child: nothing of the server's inits or requests (their descriptors are closed apart)."""

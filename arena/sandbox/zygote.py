@@ -161,12 +161,13 @@ def serve(control_fd: int) -> None:
         plan = spawn.Plan(**request["plan"])
         template_fd = runtime_template.for_plan(plan)  # (-1: the bot's init mounts the runtime itself)
         want = stock.Shape.of(plan, template_fd, runtime_template.generation)
+        inits_ahead.hurry()
         waiting = inits_ahead.take(want)
         if waiting is None:
             inits_ahead.want_now(want)
             return False
         try:
-            stock.normal(waiting.pid)  # (it wakes at the normal policy: its bot's start is timed)
+            stock.normal(waiting.pid)  # (it wakes at nice 0: its bot's start is timed)
             _send(waiting.sock, {"plan": request["plan"], "outer": request["outer"]}, fds)
         except OSError:  # it died waiting: the next one (a fork now, if none is left)
             inits_ahead.drop(waiting)
@@ -253,7 +254,7 @@ def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> 
     """A waiting init (:mod:`arena.sandbox.stock`): does the part of a bot's start that does not depend on the bot
     (its namespaces, a copy of the runtime template: ``spawn.enter_namespaces``), waits on ``sock_fd`` for the plan
     and pipes of its bot, then goes on as :func:`_child`. Exits at the socket's end of file (dropped, or the fork
-    server gone). Runs at ``SCHED_IDLE`` until its plan comes."""
+    server gone). Does its first part at nice ``stock.BACKGROUND_NICE`` (0 again once a spawn request comes)."""
     # start-up: loaded by serve() already; named here for the child
     from arena.sandbox import spawn, stock
     try:
@@ -263,6 +264,8 @@ def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> 
         template_fd = shape.template_fd
         _close_all_but({0, 1, 2, sock_fd, parent_fd} | {fd for fd in (status_fd, template_fd) if fd >= 0})
         os.setsid()
+        if shape.stocked:  # (root: it can go back to nice 0; without root every init waits for no one)
+            stock.background()
         if shape.plan.pid_ns:
             stock.wait_parent(parent_fd)
         os.umask(0o022)

@@ -1,6 +1,6 @@
 """Bot inits forked ahead (issue 33, :mod:`arena.sandbox.stock`): after a game the fork server keeps ``STOCK``
-waiting inits, idle-scheduled so they take no CPU from a game; the next game's bots start from them, at the normal
-policy; they die with the fork server; one made for another shape of plan (another template) is never used."""
+waiting inits, niced (never idle-class: a starved fork holds up every cgroup join); the next game's bots start from
+them, at the normal policy; they die with the fork server; one made for another shape of plan (another template) is never used."""
 from __future__ import annotations
 
 import json
@@ -27,6 +27,12 @@ def policy_of(pid: int) -> int:
     """The scheduling policy of ``pid`` (field 41 of /proc/PID/stat)."""
     with open(f"/proc/{pid}/stat") as f:
         return int(f.read().rsplit(")", 1)[1].split()[38])
+
+
+def nice_of(pid: int) -> int:
+    """The nice value of ``pid`` (field 19 of /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])
 
 
 def children_of(pid: int) -> list[int]:
@@ -69,7 +75,7 @@ def sched(record) -> dict:
     return json.loads(match[1])
 
 
-def test_the_next_games_bots_start_from_idle_inits_and_run_at_the_normal_policy(tmp_path):
+def test_the_next_games_bots_start_from_niced_inits_and_run_at_the_normal_policy(tmp_path):
     probe = place("sched_probe", tmp_path)
     first = play_game("nim", [probe, "random"], 1, FAST.with_(first_move_time=5.0))
     assert_nothing_left(first)
@@ -77,8 +83,9 @@ def test_the_next_games_bots_start_from_idle_inits_and_run_at_the_normal_policy(
     assert server is not None
     ahead = waiting_inits(server, stock.STOCK)
     assert len(ahead) == stock.STOCK, ahead
-    assert all(policy_of(pid) == os.SCHED_IDLE for pid in ahead), [policy_of(p) for p in ahead]
-    assert policy_of(server) == os.SCHED_OTHER  # the server itself serves the referee at the normal policy
+    assert all(policy_of(pid) == os.SCHED_OTHER for pid in ahead), [policy_of(p) for p in ahead]
+    assert all(nice_of(pid) == stock.BACKGROUND_NICE for pid in ahead), [nice_of(p) for p in ahead]
+    assert policy_of(server) == os.SCHED_OTHER and nice_of(server) == 0  # the server serves the referee as before
     later = play_game("nim", [probe, "random"], 2, FAST.with_(first_move_time=5.0))
     assert_nothing_left(later)
     gone = time.monotonic() + 2.0

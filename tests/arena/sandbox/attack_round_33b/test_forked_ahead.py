@@ -166,19 +166,13 @@ def test_found_a_bot_forked_ahead_is_charged_its_own_kernel_memory(tmp_path: Pat
     assert min(kernel) >= 128 << 10, f"kernel memory charged to each bot's own group: {kernel}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "attack found (availability and fairness, a co-located process): stock.Stock.fill makes the fork server ITSELF "
-    "SCHED_IDLE while it forks a waiting init (~3 ms of page tables), and the waiting init does its namespaces and "
-    "its bot's fork at SCHED_IDLE too. Busy loops at the normal policy (any local user; in a league with more "
-    "workers than CPUs, other games' bots) leave an idle-class task ~0.3% of a CPU, so a spawn or status request that "
-    "arrives while the server is in such a fork waits for it. Here (2 CPUs), 10 games with 4 busy loops: the slowest "
-    "spawn took 2.9-3.9 s in three runs (ARENA_SANDBOX_STOCK=0: all < 0.25 s, the 10 games in 7.9 s against 30-44 "
-    "s); with 2 busy loops spawns took up to 1.83 s, a close up to 1.68 s, and once an honest bot's start-up was "
-    "charged 2.436 s of its 0.5 s first move: a timeout loss, not MachineOverloadedError. Kernel stacks sampled in "
-    "a stall: the handed-out init (normal policy) in D at cgroup_procs_write_start <- __cgroup1_procs_write (joining "
-    "its groups takes cgroup_threadgroup_rwsem for writing, which waits for every task inside fork's cgroup section: "
-    "an idle-class fork of the stock, starved) - a priority inversion, not only a slow fork"))
 def test_found_busy_neighbours_do_not_stall_a_start(tmp_path: Path) -> None:
+    """Found by the attack round, fixed: the stock was forked, and did its first part, at ``SCHED_IDLE``. Busy loops
+    at the normal policy starved it inside ``fork``, where it holds the kernel's cgroup fork lock, and the started
+    bot's cgroup join waited for it. The slowest spawn of 10 games with 4 busy loops on 2 CPUs was 2.9-3.9 s, and an
+    honest bot lost a start-up on time. Kernel stack of the stall: ``cgroup_procs_write_start <-
+    __cgroup1_procs_write``. Now the server forks at its normal policy and a waiting init runs at nice 10 until a
+    spawn request sets every waiting init back to 0."""
     import subprocess
     import sys
     d = tmp_path / "player"
