@@ -115,8 +115,9 @@ def test_the_sandbox_tests_pass_as_an_unprivileged_user(nobody, test_file):
     collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
                                 test_file], cwd=ROOT, capture_output=True, text=True, timeout=300)
     total = sum(1 for line in collected.stdout.splitlines() if "::" in line)
-    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|skipped|xfailed)", summary)}
-    # Every test ran: passed, skipped (below: only for what root alone has) or a known open issue (xfail, strict).
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|skipped|xfailed|xpassed)", summary)}
+    # Every test ran: passed, skipped (below: only for what root alone has) or a known open issue (xfail: strict, or
+    # not where the attack succeeds only now and then, so it may pass).
     assert total > 0 and sum(counts.values()) == total, f"{total} tests collected, as uid {NOBODY}: {summary}"
     # Without root a test may only skip for what root alone has: cgroups and other uids.
     assert all("no cgroup" in line or "only root" in line for line in skipped), skipped
