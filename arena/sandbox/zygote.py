@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, NoReturn
 
 _MAX_MSG = 1 << 20
 
@@ -285,10 +285,7 @@ def _wait_for_plan(sock_fd: int, parent_fd: int, status_fd: int, shape: Any) -> 
         if not shape.fits(plan):
             raise OSError("the plan is of another shape than this waiting init's")
     except BaseException as exc:  # noqa: BLE001
-        try:
-            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
-        finally:
-            os._exit(127)
+        _start_failed(exc)
     _child(plan, fds, request["outer"], parent_fd, status_fd, entered=entered, bot_ahead=bot_ahead,
            plan_data=request["plan"])
 
@@ -329,11 +326,16 @@ def _bot_ahead(sock: socket.socket) -> None:
         spawn.bot_setup(spawn.Plan(**request["plan"]), groups)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
-        try:
-            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
-        finally:
-            os._exit(127)
+        _start_failed(exc)
     os._exit(0)
+
+
+def _start_failed(exc: BaseException) -> NoReturn:
+    """A child's start failed: says why on its stderr (the bot's pipe, once it has one) and exits 127."""
+    try:
+        os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
+    finally:
+        os._exit(127)
 
 
 def _close_all_but(keep: set[int]) -> None:
@@ -374,10 +376,7 @@ def _child(plan: Any, fds: list[int], outer: list[int], parent_fd: int, status_f
         spawn._child_setup(plan, outer[0], outer[1], parent_fd, status_fd, template_fd, entered, hand_over)
         host.main([str(req_r), str(resp_w)])
     except BaseException as exc:  # noqa: BLE001
-        try:
-            os.write(2, f"arena sandbox: bot start failed: {exc}\n".encode())
-        finally:
-            os._exit(127)
+        _start_failed(exc)
     os._exit(0)
 
 

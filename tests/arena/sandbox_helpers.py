@@ -120,3 +120,12 @@ def play(bot_path: str, limits: Limits = FAST, opponent: str = "random", game: s
     if IS_ROOT:  # a green run must never come from root walking through a check
         assert all(u not in (0, None) for u in record.info["bot_uids"]), record.info["bot_uids"]
     return record
+
+
+def alive(pid: int) -> bool:
+    """Running: a zombie's /proc entry stays until its (new) parent reaps it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -11,7 +11,7 @@ from arena.limits import Limits
 from arena.referee.sandboxed import play_game
 from arena.sandbox import cgroups, check
 from arena.sandbox.proxy import BotProcess
-from tests.arena.sandbox_helpers import assert_nothing_left
+from tests.arena.sandbox_helpers import alive, assert_nothing_left
 
 pytestmark = pytest.mark.xdist_group("sandbox")
 LIMITS = Limits(move_time=2.0, first_move_time=2.0, memory_mb=200)
@@ -79,14 +79,6 @@ def test_every_bot_is_sent_its_kill_before_any_is_waited_for(monkeypatch):
     assert not left, f"cgroups left: {left}"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_a_game_closed_later_has_its_bots_killed_at_once_and_cleaned_up_before_the_next_game_loads(monkeypatch):
     """``close_later`` (a league worker's games): the game returns once its bots are sent their kill, and they end
     on their own; what they held is given back by ``finish_closing``, which the next game calls before any of its
@@ -98,9 +90,9 @@ def test_a_game_closed_later_has_its_bots_killed_at_once_and_cleaned_up_before_t
     assert len(first) == 2 and all(p in proxy._CLOSING for p in first)
     pids = [p.proc.pid for p in first]
     deadline = time.monotonic() + 2.0
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert not any(_alive(pid) for pid in pids), "the bots of a game closed later were not killed"
+    assert not any(alive(pid) for pid in pids), "the bots of a game closed later were not killed"
     pending_at_load: list[int] = []
     real_start_up = BotProcess.start_up
 

@@ -15,7 +15,7 @@ import pytest
 
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check, spawn, stock, zygote
-from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
+from tests.arena.sandbox_helpers import FAST, alive, assert_nothing_left, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(os.geteuid() != 0 or not check.active("mount_namespace")
@@ -48,15 +48,6 @@ def children_of(pid: int) -> list[int]:
             if int(fields[1]) == pid and fields[0] != "Z":
                 out.append(int(entry))
     return sorted(out)
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie's /proc entry stays until its new parent reaps it)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def waiting_inits(server: int, want: int) -> list[int]:
