@@ -27,7 +27,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from arena.sandbox import _sys, bot_files, runtime
 from arena.sandbox.bot_files import private_dir
@@ -484,3 +484,18 @@ def choose_pid_ns(plan: Plan) -> None:
     # start-up: the layer checks only in the referee (a bot's own start never loads them)
     from arena.sandbox import check
     plan.pid_ns = plan.mount_ns and check.active("pid_namespace")
+
+
+RUNTIME_FIELDS = ("mode", "mount_ns", "net_ns", "pid_ns", "new_root", "binds", "symlinks")
+"""The fields of a plan that are the same for every bot of one referee: its mode, namespaces and the runtime mounted
+in its root."""
+
+
+def runtime_part(plan: Plan) -> dict[str, Any]:
+    """What the fork server is told of a bot's plan (:mod:`arena.sandbox.zygote`): :data:`RUNTIME_FIELDS`, with the
+    bot's own ``/bot`` taken out of its binds. Never what names a bot: its snapshot folder (named by the snapshot's
+    digest), uid, cgroups, limits or CPU. Whatever the server decodes, a bot forked from it later may find in the
+    memory it inherits; the rest of the plan goes from the referee straight to the bot's init."""
+    part = {name: getattr(plan, name) for name in RUNTIME_FIELDS}
+    part["binds"] = [bind for bind in plan.binds if bind[1] != BOT_INSIDE]
+    return part

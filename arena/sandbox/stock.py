@@ -5,7 +5,8 @@ A bot's start splits in two. The first part does not depend on which bot will ru
 (a copy of the runtime template, a network namespace: ~0.8 ms). The second part does: the bot's cgroups, its
 ``/bot``, the ``pivot_root``, the bot's own fork, the uid drop and the limits, then the host. The fork server
 (:mod:`arena.sandbox.zygote`) keeps :data:`STOCK` processes that did the first part, each waiting on a socket for
-its plan and pipes, so a start pays only the second part, and the first is done while the game before is played.
+its plan and pipes (sent by the referee, never seen by the fork server), so a start pays only the second part, and
+the first is done while the game before is played.
 
 Fair to the game being played: a waiting init is forked only once the referee has been quiet for :data:`QUIET`, and
 does its first part at nice :data:`BACKGROUND_NICE` (a small share of a busy CPU; the game's bots and referee come
@@ -106,7 +107,8 @@ class Waiting:
 
     pid: int
     sock: socket.socket
-    """The fork server's end of the socket the init waits on for its plan and pipes."""
+    """The fork server's end of the socket the init waits on for its plan and pipes (handed to the referee, which
+    sends them)."""
     key: tuple[Any, ...]
 
 
@@ -121,8 +123,8 @@ class Stock:
         """The shape to fork inits of, and how many: :data:`STOCK` ahead, or one a spawn request waits for."""
         self.count = 0
         self.ahead = False
-        self.held: tuple[dict[str, Any], list[int]] | None = None
-        """A spawn request (and its pipes) waiting for the init forked for it (``zygote.serve``)."""
+        self.held: dict[str, Any] | None = None
+        """A spawn request waiting for the init forked for it (``zygote.serve``)."""
 
     def want_now(self, shape: Shape) -> None:
         """Fork one init of ``shape`` now, at the normal policy: a request waits for it."""
@@ -134,10 +136,11 @@ class Stock:
         self.wanted, self.ahead, self.count = shape, True, count if shape.stocked else 0
 
     def take(self, shape: Shape) -> Waiting | None:
-        """The oldest waiting init of ``shape``, or None (those of another shape are killed)."""
+        """The oldest live waiting init of ``shape``, or None (those of another shape are killed)."""
         while self.waiting:
             init = self.waiting.pop(0)
-            if init.key == shape.key:
+            # (an init never writes to its socket: readable is its end of file, it died waiting)
+            if init.key == shape.key and not select.select([init.sock], [], [], 0)[0]:
                 return init
             self.drop(init)
         return None

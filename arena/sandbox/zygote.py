@@ -8,7 +8,10 @@ whoever plays (:func:`_preload`). For each bot it forks a child that runs exactl
 hardening as the exec path (:func:`arena.sandbox.spawn._child_setup`: cgroups, namespaces, the
 read-only root, uid drop, rlimits), closes every other descriptor and enters the host, which applies
 Landlock and seccomp before loading bot code. The zygote holds nothing secret: it never sees a bot's
-messages, only launch plans and three pipe ends (passed with ``SCM_RIGHTS``).
+messages, nor its launch plan. A spawn request tells it only the plan's runtime part, the same for every bot
+(``spawn.runtime_part``); it answers with the socket of a waiting init (``SCM_RIGHTS``), and the referee sends the
+plan and the bot's three pipe ends there itself. Whatever the server decoded, every later bot would inherit in freed
+memory: a bot that read its opponent's snapshot digest there would know who it plays.
 
 Lifetimes: the zygote dies with the referee (``PR_SET_PDEATHSIG``, and it is started from a thread
 that never exits). Each child is pid 1 of a new PID namespace, the bot's init (``spawn._init``), which dies
@@ -142,9 +145,9 @@ def serve(control_fd: int) -> None:
             else:
                 statuses[pid] = code
 
-    def answer(message: dict[str, Any]) -> None:
+    def answer(message: dict[str, Any], fds: list[int] | None = None) -> None:
         try:
-            _send(sock, message)
+            _send(sock, message, fds)
         except ConnectionError:  # the referee is gone: nobody to serve
             os._exit(0)
 
@@ -154,13 +157,13 @@ def serve(control_fd: int) -> None:
         assert want is not None
         return fork_init(want.plan.pid_ns, lambda status_w: _wait_for_plan(sock_fd, self_fd, status_w, want))
 
-    def hand_out(request: dict[str, Any], fds: list[int]) -> bool:
-        """Starts the bot of a spawn request in a waiting init of its shape and answers; False when there is none (the
-        stock is told the shape: the loop forks one and comes back). Its locals end here: nothing of the plan stays
-        in a frame that a later child inherits."""
-        plan = spawn.Plan(**request["plan"])
-        template_fd = runtime_template.for_plan(plan)  # (-1: the bot's init mounts the runtime itself)
-        want = stock.Shape.of(plan, template_fd, runtime_template.generation)
+    def hand_out(request: dict[str, Any]) -> bool:
+        """Answers a spawn request with a waiting init of its shape: its pid and the socket it waits on for its plan
+        (the referee sends it there); False when there is none (the stock is told the shape: the loop forks one and
+        comes back). The request holds only the plan's runtime part (``spawn.runtime_part``)."""
+        shape = spawn.Plan(**request["runtime"])
+        template_fd = runtime_template.for_plan(shape)  # (-1: the bot's init mounts the runtime itself)
+        want = stock.Shape.of(shape, template_fd, runtime_template.generation)
         inits_ahead.hurry()
         waiting = inits_ahead.take(want)
         if waiting is None:
@@ -168,38 +171,33 @@ def serve(control_fd: int) -> None:
             return False
         try:
             stock.normal(waiting.pid)  # (it wakes at nice 0: its bot's start is timed)
-            _send(waiting.sock, {"plan": request["plan"], "outer": request["outer"]}, fds)
-        except OSError:  # it died waiting: the next one (a fork now, if none is left)
-            inits_ahead.drop(waiting)
-            return hand_out(request, fds)
+            answer({"pid": waiting.pid, "depth": (1 if waiting.pid in inits else 2) if shape.pid_ns else 0},
+                   [waiting.sock.fileno()])
         finally:
-            waiting.sock.close()
-        list(map(os.close, fds))  # (the init has its copies)
-        answer({"pid": waiting.pid, "depth": (1 if waiting.pid in inits else 2) if plan.pid_ns else 0})
+            waiting.sock.close()  # (the referee holds the only end now)
         # the next bots' first part, while this one's game is played (as many as the referee asks for)
         inits_ahead.want_ahead(want, max(0, min(int(request.get("ahead", stock.STOCK)), 8)))
         return True
 
     while True:
-        request = fds = None  # nothing of the last request in this frame while the stock is filled
+        request = None  # nothing of the last request in this frame while the stock is filled
         # Ahead of need only once the referee is quiet: a game's bots are asked for one after another, and the next
         # must not wait for a fork.
         while inits_ahead.short() and not (inits_ahead.ahead and select.select([sock], [], [], stock.QUIET)[0]):
             inits_ahead.fill(fork_waiting, 1)
         if inits_ahead.held is not None:  # a spawn request that waited for the fork just made
-            request, fds = inits_ahead.held
-            inits_ahead.held = None
+            request, inits_ahead.held = inits_ahead.held, None
         else:
             try:
-                request, fds = _recv(sock, 3)
+                request, _ = _recv(sock)
             except ConnectionError:  # the referee went with an answer unread (killed, Ctrl-C): gone, as at end of file
-                request, fds = None, []
+                request = None
             if request is None:
                 os._exit(0)
             reap()
         if request["op"] == "spawn":
-            if not hand_out(request, fds):
-                inits_ahead.held = (request, fds)
+            if not hand_out(request):
+                inits_ahead.held = request
         elif request["op"] == "status":  # in a function of its own: no local of it outlives the request
             answer(_status(request["pid"], request["timeout"], statuses, children, reap))
 
@@ -440,20 +438,29 @@ class Zygote:
         return self.proc is not None and self.proc.poll() is None
 
     def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
-        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server
-        learns nothing of the bot's code or its opponents: only the plan (mounts, uid, cgroups, limits)."""
+        """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server is
+        told only the plan's runtime part and hands back a waiting init's socket; the plan and pipes go there from
+        this process, so the server learns nothing of the bot: not its code, its snapshot, its cgroups or its
+        opponents."""
         # start-up: the referee side loads the child's set-up only when a bot starts
         from arena.sandbox import spawn, stock
         spawn.choose_pid_ns(plan)
-        with self._lock:
-            _send(self._sock, {"op": "spawn", "plan": {f.name: getattr(plan, f.name) for f in fields(plan)},
-                               "ahead": stock.size(),
-                               "outer": [os.getuid(), os.getgid()]},  # (not asdict: its deep copy cost ~1 ms a bot)
-                  list(fds))
-            reply, _ = _recv(self._sock)
-        if reply is None:
-            raise OSError("the bot fork server exited")
-        return ZygoteChild(self, reply["pid"], reply.get("depth", 0))
+        whole = {f.name: getattr(plan, f.name) for f in fields(plan)}  # (not asdict: its deep copy cost ~1 ms a bot)
+        for _ in range(3):  # (an init that dies between the answer and the plan: the next one)
+            with self._lock:
+                _send(self._sock, {"op": "spawn", "runtime": spawn.runtime_part(plan), "ahead": stock.size()})
+                reply, init_fds = _recv(self._sock, 1)
+            if reply is None or len(init_fds) != 1:
+                list(map(os.close, init_fds))
+                raise OSError("the bot fork server exited")
+            with socket.socket(fileno=init_fds[0]) as init:
+                try:
+                    _send(init, {"plan": whole, "outer": [os.getuid(), os.getgid()]}, list(fds))
+                except OSError:
+                    self.status(reply["pid"], 0.0)  # (its status, so the server keeps none)
+                    continue
+            return ZygoteChild(self, reply["pid"], reply.get("depth", 0))
+        raise OSError("the bot fork server's inits died before their plans came")
 
     def status(self, pid: int, timeout: float) -> int | None:
         """The exit status of a bot (Popen convention: -N for signal N), None while it runs."""

@@ -72,17 +72,12 @@ def test_a_later_games_bot_inherits_nothing_of_the_earlier_game(tmp_path, fresh_
     assert later == first, f"after other games the probe sees {later}, before {first}"
 
 
-@pytest.mark.xfail(os.geteuid() != 0, strict=False, reason=(
-    "attack found (without root; predates issue 33): the fork server decodes every bot's launch plan and no buffer is "
-    "zeroed, so a bot whose init was forked on demand after its opponent's plan was decoded (every bot without root: "
-    "no stock) can find the opponent's snapshot digest in freed memory it inherited (a clean-clone CI run as nobody, "
-    "game 1). As root the bots start from inits forked before the game's plans came. The fix to make: the fork server "
-    "never sees a bot's own plan (it answers with the waiting init's socket and the referee sends the plan there)"))
 def test_a_bot_finds_no_other_bots_snapshot_in_the_memory_it_inherits(tmp_path, fresh_server):
-    """A bot scanning the heap and arenas it inherited from the fork server (which decodes every bot's launch plan:
-    its snapshot folder, named by its digest) finds its own snapshot's digest and never its opponent's: in a fresh
-    server's first game (its init forked after the opponent's plan was decoded) and in a later one (an init forked
-    ahead). The scan does find a plan the server keeps alive (checked by hand: a list of past plans in the server)."""
+    """A bot scanning the heap and arenas it inherited from the fork server finds its own snapshot's digest (its own
+    plan, decoded by its init) and never its opponent's: in a fresh server's first game and in later ones. Before,
+    the server decoded every bot's launch plan (its snapshot folder, named by its digest) and a clean-clone CI run as
+    nobody found the opponent's digest in game 1, where the probe's init was forked on demand after the opponent's
+    plan was decoded. The scan does find a plan the server keeps alive (checked by hand: a list of past plans)."""
     probe = place("heap_scan", tmp_path)
     other = place("shill", tmp_path)
     mine, theirs = take(probe).digest, take(other).digest
@@ -95,3 +90,39 @@ def test_a_bot_finds_no_other_bots_snapshot_in_the_memory_it_inherits(tmp_path, 
         found = json.loads(match[1])
         assert mine in found, f"the scan did not find the probe's own plan (it would miss any): {found}"
         assert theirs not in found, f"game {seed}: the probe found its opponent's snapshot digest in its memory"
+
+
+def _memory_holds(pid: int, needles: list[bytes]) -> set[bytes]:
+    """Which of ``needles`` occur anywhere in the readable memory of process ``pid`` (its heap, pymalloc's arenas,
+    its stacks: every mapping /proc/PID/mem lets this process read)."""
+    found: set[bytes] = set()
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if not perms.startswith("r") or line.rstrip().endswith(("[vvar]", "[vsyscall]", "[vvar_vclock]")):
+                continue
+            start, end = (int(x, 16) for x in span.split("-"))
+            try:
+                mem.seek(start)
+                data = mem.read(end - start)
+            except OSError:
+                continue
+            found.update(n for n in needles if n in data)
+    return found
+
+
+def test_the_fork_server_never_holds_a_bots_snapshot_name(tmp_path, fresh_server):
+    """The class of hole behind the heap scan above: whatever the fork server decoded, a later bot may find in the
+    memory it inherits, zeroed or not. So the server must never be told what names a bot (its snapshot folder, named
+    by the snapshot's digest, its cgroups, its uid): after games between two bot files, none of their digests is
+    anywhere in the server's memory."""
+    first, second = place("shill", tmp_path), place("heap_scan", tmp_path)
+    digests = [take(first).digest.encode(), take(second).digest.encode()]
+    for seed in (1, 2):
+        play_game("nim", [first, second] if seed == 1 else [second, first], seed, FAST.with_(first_move_time=20.0),
+                  chance_key=KEY)
+    server = zygote.running_pid()
+    assert server is not None, "the games were not played by a fork server of this process"
+    assert _memory_holds(server, [os.getcwd().encode()]), "the scan reads nothing of the server's memory"
+    held = _memory_holds(server, digests)
+    assert not held, f"the fork server's memory holds the snapshot digests {sorted(held)} of the bots it started"
