@@ -41,14 +41,17 @@ def check_command(as_json: bool, no_live: bool) -> None:
 
     # start-up: the sandbox's probes only for this command
     from arena.referee import import_probe
-    from arena.sandbox import check
+    from arena.sandbox import check, join_latency
     layers = check.report()
     missing = check.missing_mandatory()
     live = None if no_live else live_probe()
     loaded = None if no_live else import_probe.probe()
+    join_ms = None if no_live else join_latency.measure()
+    tuning = join_latency.advice(join_ms)
     if as_json:
         click.echo(json.dumps({"layers": [l.to_dict() for l in layers], "missing_mandatory": missing,
                                "bot_files_allowed": not missing, "live": live,
+                               "cgroup_join_ms": None if join_ms is None else round(join_ms, 3), "tuning": tuning,
                                "imports": None if loaded is None else asdict(loaded) | {"ok": loaded.ok}}, indent=2))
     else:
         table = Table(title="arena sandbox layers", title_justify="left")
@@ -62,6 +65,9 @@ def check_command(as_json: bool, no_live: bool) -> None:
         if live is not None:
             console.print(f"live probe: a sandboxed game {'ran' if live['ok'] else 'FAILED'} "
                           f"(bot uids {live['bot_uids']}, {live['game_seconds']} s)")
+        if join_ms is not None:
+            console.print(f"a bot's first cgroup join: {join_ms:.2f} ms"
+                          + (f" [yellow]speed[/]: {escape(tuning)}" if tuning else " (cheap here)"))
         if loaded is not None:
             console.print(f"[green]imports[/]: {escape(loaded.summary())}" if loaded.ok else
                           f"[red]IMPORTS FAIL[/]: {escape(loaded.summary())}")
