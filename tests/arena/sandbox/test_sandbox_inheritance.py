@@ -13,28 +13,13 @@ import pytest
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check, zygote
 from arena.submissions.take import take
-from tests.arena.sandbox_helpers import FAST, assert_nothing_left, descendants_of, place
+from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(bool(check.missing_mandatory()),
                                  reason=f"mandatory sandbox layers missing: {check.missing_mandatory()}"),
               pytest.mark.skipif(not zygote.enabled(), reason="the fork server is off (ARENA_SANDBOX_ZYGOTE=0)")]
 KEY = bytes(32)  # one chance key: the probe gets the same seed in every game
-
-
-@pytest.fixture
-def fresh_server(monkeypatch):
-    """A fork server of this test's own, so no earlier test's games have shaped it; stopped afterwards. Yields
-    the processes that were already below this one (the earlier server: not a leftover of this test's games)."""
-    before = set(descendants_of(os.getpid()))  # leaves out the current server itself: added here
-    if zygote._ZYGOTE is not None and zygote._ZYGOTE.proc is not None:
-        before.add(zygote._ZYGOTE.proc.pid)
-    monkeypatch.setattr(zygote, "_ZYGOTE", None)
-    yield before
-    server = zygote._ZYGOTE
-    if server is not None and server.proc is not None:
-        server.proc.kill()
-        server.proc.wait()
 
 
 def inherited(record) -> dict:
