@@ -49,7 +49,10 @@ def _send(sock: socket.socket, message: dict[str, Any], fds: list[int] | None = 
 
 def _recv(sock: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any] | None, list[int]]:
     fds = array.array("i")
-    data, ancdata, _, _ = sock.recvmsg(_MAX_MSG, socket.CMSG_SPACE(max_fds * fds.itemsize) if max_fds else 0)
+    # (close-on-exec: a descriptor received, such as a waiting init's socket in the referee, is never inherited by a
+    # process the receiver starts)
+    data, ancdata, _, _ = sock.recvmsg(_MAX_MSG, socket.CMSG_SPACE(max_fds * fds.itemsize) if max_fds else 0,
+                                       socket.MSG_CMSG_CLOEXEC)
     for level, kind, payload in ancdata:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
