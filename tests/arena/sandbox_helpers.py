@@ -129,3 +129,18 @@ def alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def child_states(pid: int) -> dict[int, str]:
+    """The children of ``pid`` and their states (field 3 of /proc/PID/stat: "Z" for a zombie)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out[int(entry)] = fields[0]
+    return out

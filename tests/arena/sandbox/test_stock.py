@@ -15,7 +15,7 @@ import pytest
 
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check, spawn, stock, zygote
-from tests.arena.sandbox_helpers import FAST, alive, assert_nothing_left, place
+from tests.arena.sandbox_helpers import FAST, alive, assert_nothing_left, child_states, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(os.geteuid() != 0 or not check.active("mount_namespace")
@@ -37,17 +37,7 @@ def nice_of(pid: int) -> int:
 
 
 def children_of(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                out.append(int(entry))
-    return sorted(out)
+    return sorted(child for child, state in child_states(pid).items() if state != "Z")
 
 
 def waiting_inits(server: int, want: int) -> list[int]:

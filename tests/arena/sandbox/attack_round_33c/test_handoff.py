@@ -12,7 +12,7 @@ import pytest
 
 from arena.referee.sandboxed import play_game
 from arena.sandbox import check, zygote
-from tests.arena.sandbox_helpers import FAST, assert_nothing_left, place
+from tests.arena.sandbox_helpers import FAST, assert_nothing_left, child_states, place
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(bool(check.missing_mandatory()), reason="mandatory sandbox layers missing"),
@@ -67,17 +67,7 @@ class Killer:
 
 
 def _zombies_below(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] == "Z" and int(fields[1]) == pid:
-                out.append(int(entry))
-    return out
+    return [child for child, state in child_states(pid).items() if state == "Z"]
 
 
 def _sockets_of_self() -> int:
