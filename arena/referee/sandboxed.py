@@ -165,8 +165,9 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
 
         # Every process is set up at once (while an earlier game's bots, sent their kill, end); then each bot loads
         # its code and becomes ready while all the others are frozen or still waiting for their init, and is frozen
-        # in turn (fair CPU: docs/sandbox.md). Nothing of an earlier game is still ending by then.
-        finish_closing()
+        # in turn (fair CPU: docs/sandbox.md). An earlier game's bot that has not exited by then is left to end: it
+        # runs no code, only the kernel's exit (a few ms), and a bot's wait for a CPU is not charged to it.
+        finish_closing(wait=False)
         for proxy in proxies:
             proxy.start_up()
 

@@ -82,7 +82,7 @@ def test_every_bot_is_sent_its_kill_before_any_is_waited_for(monkeypatch):
 def test_a_game_closed_later_has_its_bots_killed_at_once_and_cleaned_up_before_the_next_game_loads(monkeypatch):
     """``close_later`` (a league worker's games): the game returns once its bots are sent their kill, and they end
     on their own; what they held is given back by ``finish_closing``, which the next game calls before any of its
-    bots loads (an earlier game's bots are never still ending while a bot's start is timed)."""
+    bots loads: every earlier bot that has exited by then is cleaned up."""
     from arena.sandbox import proxy
     made = _recording_proxies(monkeypatch)
     play_game("nim", ["random", "random"], 1, LIMITS, close_later=True)
@@ -104,3 +104,51 @@ def test_a_game_closed_later_has_its_bots_killed_at_once_and_cleaned_up_before_t
     assert pending_at_load == [0, 0]
     assert not proxy._CLOSING and all(p.handle._closed for p in first)
     assert_nothing_left(record)
+
+
+def test_the_next_game_leaves_bots_still_ending_but_never_more_than_closing_most(monkeypatch):
+    """A game starts while the last game's bots still exit (the kernel's work only: they were sent their kill), but
+    the bots left ending are bounded: the oldest beyond ``CLOSING_MOST`` are waited for and cleaned up before the next
+    game's bots load; ``finish_closing()`` waits for all. (Bots made to look still running here, so that the bound is
+    what decides.)"""
+    from arena.sandbox import proxy
+    made = _recording_proxies(monkeypatch)
+    monkeypatch.setattr(BotProcess, "exited", lambda self: False)
+    pending_at_load: list[int] = []
+    real_start_up = BotProcess.start_up
+
+    def start_up(self: BotProcess) -> None:
+        pending_at_load.append(len(proxy._CLOSING))
+        real_start_up(self)
+    monkeypatch.setattr(BotProcess, "start_up", start_up)
+    try:
+        for seed in range(4):
+            play_game("nim", ["random", "random"], seed, LIMITS, close_later=True)
+        assert pending_at_load == [0, 0, 2, 2, 4, 4, 4, 4], pending_at_load
+        games = [made[i:i + 2] for i in range(0, 8, 2)]
+        assert all(p.handle._closed for p in games[0]) and not any(p.handle._closed for g in games[1:] for p in g), \
+            "the oldest game's bots were not the ones cleaned up"
+    finally:
+        proxy.finish_closing()
+    assert not proxy._CLOSING and all(p.handle._closed for p in made)
+    for bot in made:
+        assert not alive(bot.proc.pid)
+
+
+def test_a_bot_that_has_exited_is_cleaned_up_by_the_next_games_start_and_one_still_ending_is_not(monkeypatch):
+    from arena.sandbox import proxy
+    made = _recording_proxies(monkeypatch)
+    play_game("nim", ["random", "random"], 1, LIMITS, close_later=True)
+    first = list(made)
+    deadline = time.monotonic() + 2.0
+    while not all(p.exited() for p in first) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert all(p.exited() for p in first), "the bots of a game closed later did not exit"
+    play_game("nim", ["random", "random"], 2, LIMITS, close_later=True)
+    second = made[2:]
+    try:
+        assert all(p.handle._closed for p in first) and all(p not in proxy._CLOSING for p in first)
+        assert all(p in proxy._CLOSING for p in second) and not any(p.handle._closed for p in second)
+    finally:
+        proxy.finish_closing()
+    assert not proxy._CLOSING
