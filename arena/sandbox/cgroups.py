@@ -323,6 +323,9 @@ class BotCgroup:
     """The v1 memory hierarchy's folder of bot groups: a pooled group gets a new memory group there for each bot."""
     _cpu_base: float = 0.0
     """CPU seconds the group had used before this bot (v2 ``cpu.stat`` cannot be reset)."""
+    _kill_sent: bool = False
+    """The kill went to the bot's whole tree (:meth:`signal_kill`): a later :meth:`kill` sends it again only when the
+    groups are not empty (each send takes the kernel's cgroup lock, which every bot start and freeze also takes)."""
 
     @property
     def dirs(self) -> dict[str, str]:
@@ -470,6 +473,7 @@ class BotCgroup:
         when that fails."""
         cpu_list = _cpu_list(cpus)
         _, old_pids, old_cpus = self._limits
+        self._kill_sent = False
         try:
             if memory_bytes and self._memory_parent:
                 memory = V1Group(os.path.join(self._memory_parent, _pool.new_name()), "memory")
@@ -588,7 +592,12 @@ class BotCgroup:
         return sorted(found)
 
     def signal_kill(self) -> None:
-        """Sends the kill to every process of the bot (the whole tree) without waiting for them to die."""
+        """Sends the kill to every process of the bot (the whole tree) without waiting for them to die; once (a game's
+        end, a later close and the release all end the bot: :meth:`kill` sends it again only to what is left)."""
+        if not self._kill_sent:
+            self._send_kill()
+
+    def _send_kill(self) -> None:
         if self.can_kill:
             try:
                 _write(self.groups["v2"].file("cgroup.kill"), "1")
@@ -602,18 +611,25 @@ class BotCgroup:
                 except OSError:
                     pass
         self.freeze(False)
+        self._kill_sent = True
 
     def kill(self, timeout: float = 2.0, pause: Callable[[float], object] = time.sleep) -> bool:
         """Kills every process of the bot (the whole tree) and waits until the groups are empty.
 
         ``pause(seconds)`` waits between looks at the groups: by default a sleep; the referee's handle waits on the
         bot's process instead, which wakes as soon as it exits."""
+        resend = self._kill_sent
         self.signal_kill()
         deadline = time.monotonic() + timeout
         delay = 0.0001  # a killed bot is usually gone within a millisecond: back off from 0.1 ms to 2 ms
+        looked = False
         while self.pids_in_group():
             if time.monotonic() > deadline:
                 return False
+            if resend and looked:  # still there after a wait: joined after the kill (an init joins its groups
+                self._send_kill()  # itself) or forking while it dies; the kill takes the whole tree at once
+                resend = False
+            looked = True
             for pid in self.pids_in_group():  # stragglers (v1 race with a fork)
                 try:
                     os.kill(pid, signal.SIGKILL)

@@ -3,6 +3,8 @@ and no bot is left running because another bot's clean-up failed."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from arena.limits import Limits
 from arena.referee.sandboxed import play_game
 from arena.sandbox import cgroups, check
-from arena.sandbox.proxy import BotProcess
+from arena.sandbox.proxy import BotProcess, finish_closing
 from tests.arena.sandbox_helpers import alive, assert_nothing_left
 
 pytestmark = pytest.mark.xdist_group("sandbox")
@@ -152,3 +154,46 @@ def test_a_bot_that_has_exited_is_cleaned_up_by_the_next_games_start_and_one_sti
     finally:
         proxy.finish_closing()
     assert not proxy._CLOSING
+
+
+@pytest.mark.skipif(not check.active("cgroup_kill") and not check.active("freeze"),
+                    reason="no cgroup per bot here that can kill a tree (needs root, or a delegated cgroup)")
+@pytest.mark.parametrize("close_later", [False, True])
+def test_a_bots_end_sends_its_kill_once(monkeypatch, close_later):
+    """The kill (a cgroup.kill write, or v1's freeze, kill and thaw) takes the kernel's cgroup lock: it went out up to
+    four times per bot (the game's end, the later close's own begin, its kill, the release's kill) where once does."""
+    sent: list[str] = []
+    real = cgroups.BotCgroup._send_kill
+
+    def send_kill(self: cgroups.BotCgroup) -> None:
+        sent.append(self.name)
+        real(self)
+    monkeypatch.setattr(cgroups.BotCgroup, "_send_kill", send_kill)
+    made = _recording_proxies(monkeypatch)
+    for seed in range(3):
+        record = play_game("nim", ["random", "random"], seed, LIMITS, close_later=close_later)
+        assert record.terminations == ["normal", "normal"], record.failures
+    finish_closing()
+    assert len(made) == 6 and all(bot.handle._closed for bot in made)
+    assert len(sent) == 6, f"kills sent for 6 bots: {len(sent)}"
+    assert_nothing_left(record)
+
+
+@pytest.mark.skipif(not check.active("cgroup_kill") and not check.active("freeze"),
+                    reason="no cgroup per bot here that can kill a tree (needs root, or a delegated cgroup)")
+def test_a_process_that_joins_after_the_kill_went_is_killed_by_the_wait():
+    """Sending the kill once must not let a process into the group after it (a bot's init joins its groups itself,
+    and a game can end before it has) outlive the bot: the wait sends it again when the group is not empty."""
+    group = cgroups.BotCgroup.acquire(200 << 20, 64)
+    try:
+        group.signal_kill()
+        late = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        for path in group.join_paths():
+            with open(path, "w") as f:
+                f.write(str(late.pid))
+        assert late.pid in group.pids_in_group()
+        assert group.kill(timeout=5.0)
+        assert late.wait(5) == -9
+        assert not group.pids_in_group()
+    finally:
+        group.destroy()
