@@ -170,6 +170,7 @@ def play_game(game: Any, bots: Sequence[str | Snapshot], seed: int, limits: Limi
         finish_closing(wait=False)
         for proxy in proxies:
             proxy.start_up()
+        sandbox.started_all()  # the next game's bots may be forked ahead now, while this one is played
 
         # The one place each move's allowance is computed; BotProcess.step sends it to the bot and times the move
         # by it. Every move after a bot's first has the same one: built once, not once a move.

@@ -86,6 +86,8 @@ class Sandbox:
         self.use_seccomp = isolate and check.active("seccomp")
         caps = cgroups.probe()
         self.use_cgroups = isolate and (caps.memory is not None or caps.kill or caps.freeze is not None)
+        self.started = 0
+        """Bots started so far (each tells the fork server to fork none ahead till :meth:`started_all`)."""
         self.cpu = game_cpu() if isolate else None
         """The one CPU every bot of this game runs on: what a bot sees of the machine's CPUs is the same in every
         game (a league's pinned workers, validation, a match), so it cannot tell them apart by it."""
@@ -129,6 +131,15 @@ class Sandbox:
             out.append((resource.RLIMIT_NPROC, self.limits.max_processes))
         return out
 
+    def started_all(self) -> None:
+        """Every bot of the game has started (and loaded): the fork server may fork the next game's ahead now. Until
+        then it forks none (a fork and a copy of the runtime's mounts compete with the bots' start for the kernel's
+        locks)."""
+        if self.started and zygote.enabled():
+            server = zygote.current()
+            if server is not None:
+                server.fill()
+
     def start(self, bot: dict[str, Any], fds: tuple[int, int], stderr_fd: int) -> tuple[Any, Any, Any, spawn.Plan]:
         """Starts one bot process. Returns (Popen, BotCgroup or None, Slot or None, Plan).
 
@@ -149,7 +160,9 @@ class Sandbox:
             proc: Any = None  # a Popen or a zygote.ZygoteChild (same interface)
             if zygote.enabled():
                 try:
-                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd))
+                    self.started += 1
+                    proc = zygote.get(zygote_argv(), dict(BOT_ENV)).spawn(plan, (fds[0], fds[1], stderr_fd),
+                                                                          hold=True)
                 except OSError:
                     proc = None  # fall back to a fresh interpreter
             if proc is None:

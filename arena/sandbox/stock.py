@@ -123,12 +123,15 @@ class Stock:
         """The shape to fork inits of, and how many: :data:`STOCK` ahead, or one a spawn request waits for."""
         self.count = 0
         self.ahead = False
+        self.paused = False
+        """A game's bots are starting (a spawn request said hold): nothing is forked ahead till the referee says fill
+        (``zygote.serve``)."""
         self.held: dict[str, Any] | None = None
         """A spawn request waiting for the init forked for it (``zygote.serve``)."""
 
     def want_now(self, shape: Shape) -> None:
         """Fork one init of ``shape`` now, at the normal policy: a request waits for it."""
-        self.wanted, self.ahead, self.count = shape, False, 1
+        self.wanted, self.ahead, self.count, self.paused = shape, False, 1, False
 
     def want_ahead(self, shape: Shape, count: int) -> None:
         """Keep ``count`` inits of ``shape`` ahead of need, in the background, where the shape is stocked (none

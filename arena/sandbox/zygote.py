@@ -180,13 +180,16 @@ def serve(control_fd: int) -> None:
             waiting.sock.close()  # (the referee holds the only end now)
         # the next bots' first part, while this one's game is played (as many as the referee asks for)
         inits_ahead.want_ahead(want, max(0, min(int(request.get("ahead", stock.STOCK)), 8)))
+        inits_ahead.paused = bool(request.get("hold"))
         return True
 
     while True:
         request = None  # nothing of the last request in this frame while the stock is filled
-        # Ahead of need only once the referee is quiet: a game's bots are asked for one after another, and the next
-        # must not wait for a fork.
-        while inits_ahead.short() and not (inits_ahead.ahead and select.select([sock], [], [], stock.QUIET)[0]):
+        # Ahead of need only once the referee is quiet, and not while a game's bots start (from a spawn request that
+        # says hold to a "fill" or a status request): a fork started between two spawns held up the second, and a
+        # fork and its copy of the runtime's mounts during the bots' load compete with them for the kernel's locks.
+        while inits_ahead.short() and not inits_ahead.paused \
+                and not (inits_ahead.ahead and select.select([sock], [], [], stock.QUIET)[0]):
             inits_ahead.fill(fork_waiting, 1)
         if inits_ahead.held is not None:  # a spawn request that waited for the fork just made
             request, inits_ahead.held = inits_ahead.held, None
@@ -201,7 +204,10 @@ def serve(control_fd: int) -> None:
         if request["op"] == "spawn":
             if not hand_out(request):
                 inits_ahead.held = request
+        elif request["op"] == "fill":  # (no answer)
+            inits_ahead.paused = False
         elif request["op"] == "status":  # in a function of its own: no local of it outlives the request
+            inits_ahead.paused = False  # (a game's bots are closing: no start of its is left to hold up)
             answer(_status(request["pid"], request["timeout"], statuses, children, reap))
 
 
@@ -440,18 +446,20 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def spawn(self, plan: Any, fds: tuple[int, int, int]) -> ZygoteChild:
+    def spawn(self, plan: Any, fds: tuple[int, int, int], hold: bool = False) -> ZygoteChild:
         """Starts one bot by ``plan`` with (request read end, response write end, stderr write end). The server is
         told only the plan's runtime part and hands back a waiting init's socket; the plan and pipes go there from
         this process, so the server learns nothing of the bot: not its code, its snapshot, its cgroups or its
-        opponents."""
+        opponents. ``hold``: the server forks no init ahead till :meth:`fill` (or a status request): the game's other
+        bots are still to start."""
         # start-up: the referee side loads the child's set-up only when a bot starts
         from arena.sandbox import spawn, stock
         spawn.choose_pid_ns(plan)
         whole = {f.name: getattr(plan, f.name) for f in fields(plan)}  # (not asdict: its deep copy cost ~1 ms a bot)
         for _ in range(3):  # (an init that dies between the answer and the plan: the next one)
             with self._lock:
-                _send(self._sock, {"op": "spawn", "runtime": spawn.runtime_part(plan), "ahead": stock.size()})
+                _send(self._sock, {"op": "spawn", "runtime": spawn.runtime_part(plan), "ahead": stock.size(),
+                                   "hold": hold})
                 reply, init_fds = _recv(self._sock, 1)
             if reply is None or len(init_fds) != 1:
                 list(map(os.close, init_fds))
@@ -464,6 +472,11 @@ class Zygote:
                     continue
             return ZygoteChild(self, reply["pid"], reply.get("depth", 0))
         raise OSError("the bot fork server's inits died before their plans came")
+
+    def fill(self) -> None:
+        """Lets the server fork inits ahead again (a spawn request with ``hold`` held them back)."""
+        with self._lock:
+            _send(self._sock, {"op": "fill"})
 
     def status(self, pid: int, timeout: float) -> int | None:
         """The exit status of a bot (Popen convention: -N for signal N), None while it runs."""
@@ -485,6 +498,12 @@ def get(argv: list[str], env: dict[str, str]) -> Zygote:
         if _ZYGOTE is None or _ZYGOTE.owner != os.getpid() or not _ZYGOTE.alive():
             _ZYGOTE = Zygote(argv, env)
         return _ZYGOTE
+
+
+def current() -> Zygote | None:
+    """This process's fork server when it has one running (None: nothing is started)."""
+    server = _ZYGOTE
+    return server if server is not None and server.owner == os.getpid() and server.alive() else None
 
 
 def running_pid() -> int | None:
