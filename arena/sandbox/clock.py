@@ -110,6 +110,15 @@ class Clock:
         self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
         return deadline
 
+    def postpone(self, seconds: float) -> tuple[float, float]:
+        """Starts the move under way ``seconds`` later, its deadline with it: the referee's own wait before the bot
+        could run (its thaw). Returns the move's (start, deadline)."""
+        if self._move is None:
+            raise RuntimeError("postpone: no move under way (begin first)")
+        started, deadline, seconds_allowed = self._move
+        self._move = (started + seconds, deadline + seconds, seconds_allowed)
+        return self._move[0], self._move[1]
+
     def load_overran(self, started: float, deadline: float, freeze: Callable[[], None]) -> None:
         """Raises the first move's BotTimeoutError when its load was charged the whole allowance (its deadline,
         from ``begin``, is past when it starts): no answer can be in time, however fast, so none is asked for."""

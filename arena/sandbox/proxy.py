@@ -207,7 +207,11 @@ class BotProcess:
             written = channel.send_fast(frame)
             if written < len(frame):
                 channel.write(frame[written:], deadline)
+            # The move starts when the bot can run: the thaw's write can wait on the kernel's cgroup lock (held by
+            # another game's bot while it joins its groups: up to ~20 ms), with this bot still frozen.
+            thawing = time.monotonic()
             self._thaw()
+            started, deadline = clock.postpone(time.monotonic() - thawing)
             while True:
                 reply = channel.read_message(deadline)
                 reply_id = reply.get("id")
