@@ -21,7 +21,8 @@ SLOW_MS = 2.0
 QUIET = 0.05
 """Seconds with no join before the one timed: about the gap between two games' starts in a league."""
 
-ADVICE = ("each game's first bot start waits ~{ms:.1f} ms for the kernel's cgroup lock (an RCU grace period); "
+ADVICE = ("each game's first bot start waits ~{ms:.1f} ms for the kernel's cgroup lock (an RCU grace period), "
+          "and holds up other games' moves meanwhile when several are played at once; "
           "`mount -o remount,favordynmods /sys/fs/cgroup` (or the cgroup2 mount, e.g. /sys/fs/cgroup/unified) as "
           "root makes cgroup moves cheap machine-wide, at a small cost to every fork and exit")
 
