@@ -601,8 +601,9 @@ class BotCgroup:
         if self.can_kill:
             try:
                 _write(self.groups["v2"].file("cgroup.kill"), "1")
-            except OSError:
-                pass
+            except OSError:  # (a group removed under us: nothing to kill; a later kill() tries again)
+                self.freeze(False)
+                return
         else:  # v1: freeze so nothing forks while we kill, SIGKILL everyone, thaw so the kills land
             self.freeze(True)
             for pid in self.pids_in_group():
@@ -618,18 +619,16 @@ class BotCgroup:
 
         ``pause(seconds)`` waits between looks at the groups: by default a sleep; the referee's handle waits on the
         bot's process instead, which wakes as soon as it exits."""
-        resend = self._kill_sent
         self.signal_kill()
         deadline = time.monotonic() + timeout
         delay = 0.0001  # a killed bot is usually gone within a millisecond: back off from 0.1 ms to 2 ms
-        looked = False
+        looks = 0
         while self.pids_in_group():
             if time.monotonic() > deadline:
                 return False
-            if resend and looked:  # still there after a wait: joined after the kill (an init joins its groups
-                self._send_kill()  # itself) or forking while it dies; the kill takes the whole tree at once
-                resend = False
-            looked = True
+            if looks == 1:  # still there after a wait: joined after the kill (an init joins its groups itself) or
+                self._send_kill()  # forking while it dies; the kill takes the whole tree at once
+            looks += 1
             for pid in self.pids_in_group():  # stragglers (v1 race with a fork)
                 try:
                     os.kill(pid, signal.SIGKILL)

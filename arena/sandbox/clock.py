@@ -43,6 +43,13 @@ FREEZE_WAIT = 1.0
 """Wall seconds a bot may take to become frozen after its move (a bot waiting for a CPU uses none of FREEZE_CPU
 meanwhile): more is its failure (timeout)."""
 
+THAW_HELD = 0.0005
+"""Seconds a bot's thaw must take before its move's start moves past it (``Clock.postpone``): a usual thaw takes
+tens of microseconds, a thaw held by the kernel's cgroup lock milliseconds."""
+THAW_RAN = 0.0005
+"""CPU seconds the bot may have used since its last move ended (frozen: next to none) for a slow thaw to be left out
+of its move: more means its threads ran during the thaw's write, which is then its time as before."""
+
 CPU_LIMIT_SHARE = 0.5
 """Share of RLIMIT_CPU a bot killed by SIGXCPU (or SIGKILL) must have used, by the referee's exact measure, for the
 kill to be its CPU limit: the kernel's tick-sampled count ran up to 20% ahead of the exact CPU time on a loaded
@@ -109,6 +116,11 @@ class Clock:
         self._move_load, self._load_charge = self._load_charge, 0.0
         self._move, self._extension, self._late_read = (started, deadline, seconds), 0.0, False
         return deadline
+
+    def cpu_marked(self) -> bool:
+        """Whether a CPU figure was taken at the end of the bot's last move (or its first thaw): ``cpu_since_charge``
+        then says what it used since."""
+        return self._cpu_mark is not None if self.cg is not None else self._process_mark is not None
 
     def postpone(self, seconds: float) -> tuple[float, float]:
         """Starts the move under way ``seconds`` later, its deadline with it: the referee's own wait before the bot

@@ -29,7 +29,17 @@ from arena.errors import (
 from arena.limits import GameClock, Limits
 from arena.sandbox import failures, protocol
 from arena.sandbox.channel import STDERR_KEEP, Channel
-from arena.sandbox.clock import FREEZE_CPU, FREEZE_WAIT, GRACE, MAX_CREDIT, STARTUP_GRACE, Clock, deadline_for
+from arena.sandbox.clock import (
+    FREEZE_CPU,
+    FREEZE_WAIT,
+    GRACE,
+    MAX_CREDIT,
+    STARTUP_GRACE,
+    THAW_HELD,
+    THAW_RAN,
+    Clock,
+    deadline_for,
+)
 from arena.sandbox.handle import ProcessHandle
 from arena.sandbox.protocol import FrameError
 from bots.base import Limit
@@ -208,10 +218,18 @@ class BotProcess:
             if written < len(frame):
                 channel.write(frame[written:], deadline)
             # The move starts when the bot can run: the thaw's write can wait on the kernel's cgroup lock (held by
-            # another game's bot while it joins its groups: up to ~20 ms), with this bot still frozen.
+            # another game's bot while it joins its groups: up to ~20 ms), with this bot still frozen. Credited only
+            # when the bot used next to no CPU meanwhile: the write wakes its threads one by one, and many woken
+            # threads can take the referee's CPU from it before the write returns (attack round 33d). (A move too
+            # big for the pipe thawed the bot inside channel.write already: nothing is left out then.)
+            marked = clock.cpu_marked()
             thawing = time.monotonic()
             self._thaw()
-            started, deadline = clock.postpone(time.monotonic() - thawing)
+            held = time.monotonic() - thawing
+            if held > THAW_HELD and marked:
+                ran = clock.cpu_since_charge()
+                if ran is not None and ran <= THAW_RAN:
+                    started, deadline = clock.postpone(held)
             while True:
                 reply = channel.read_message(deadline)
                 reply_id = reply.get("id")
