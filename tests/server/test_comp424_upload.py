@@ -45,12 +45,18 @@ def test_a_zipped_checkout_uploaded_on_the_web_is_validated_and_plays(tmp_path):
             bot = next(b for b in store.bots(lg.id) if b.name == "alice")
             played = store.games(lg.id, bot_id=bot.id)
         assert len(played) == 4  # against each of the two, from each seat
+        moved_in = 0
         for g in played:
             assert not g.failures and g.terminations == ["normal", "normal"], g.failures
             seat = g.seats.index(bot.id)
             mine = [w for s, w in zip(g.move_seats, g.wall_times) if s == seat]
-            # the checkout's own student_agent played: it "precomputes" for a second on its first move only
-            assert mine[0] >= 0.9 and all(w < 0.9 for w in mine[1:]), mine
+            # the checkout's own student_agent played: it "precomputes" for a second on its first move only.
+            # From the second seat it may never move: a first move can wall the players apart (~2% of random
+            # first moves on this board), and the league's keyed seeds differ from run to run.
+            if mine:
+                moved_in += 1
+                assert mine[0] >= 0.9 and all(w < 0.9 for w in mine[1:]), mine
+        assert moved_in >= 2  # it always moves first from the first seat
         _, _, board = c.get("/")
         assert re.search(r'<a href="/bots/\d+">alice</a>', board)
     finally:

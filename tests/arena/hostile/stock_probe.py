@@ -72,5 +72,9 @@ class Bot:
                 pass
 
     def step(self, state, limit):
-        shown = {k: v for k, v in self.facts.items() if v is not None}
+        # the referee keeps 300 characters of a bot's error: what the tests compare goes first, floats rounded
+        first = ("policy", "pid", "ppid", "uid", "open_fds")
+        order = [k for k in first if k in self.facts] + [k for k in self.facts if k not in first]
+        shown = {k: round(self.facts[k], 6) if isinstance(self.facts[k], float) else self.facts[k]
+                 for k in order if self.facts[k] is not None}
         raise RuntimeError("FACTS " + json.dumps(shown, separators=(",", ":")))
