@@ -21,6 +21,7 @@ import logging
 import sqlite3
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -239,6 +240,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
             if started is not None:
                 started(league.id, entered, validator, store)
             validator.checked.wait(RUNTIME_RETRY)  # no game before the runtime is known to load
+            final_again = 0.0  # a final that left games unplayed is played again from then (0: not waiting)
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
@@ -246,6 +248,8 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                     entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
                     continue
                 final = finals.due(store, config, db)  # an organiser started the course's final: it plays first
+                if final is not None and time.monotonic() < final_again:
+                    final = None  # (its last pass left games unplayed: they do not hold up the ladder's own games)
                 try:
                     if final is not None:
                         summary = RunSummary(final.name, db)
@@ -268,7 +272,12 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
                     print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
                           f"retried in {RETRY:g} s", file=sys.stderr, flush=True)
-                while not entered.wait(RETRY if unplayed else 1.0) and not unplayed:
+                if final is not None:
+                    final_again = time.monotonic() + RETRY if unplayed else 0.0
+                    if unplayed:
+                        continue  # the ladder's own pass now, the final again after the pause
+                while (not entered.wait(RETRY if unplayed else 1.0) and not unplayed
+                       and not 0.0 < final_again <= time.monotonic()):
                     pass
     except Interrupted as stop:
         summary.interrupted = stop.name
