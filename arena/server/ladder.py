@@ -50,6 +50,9 @@ REVOKE_LOOK = 1.0
 RETRY = 5.0
 """Seconds before games that could not be played (a referee error, an overloaded machine, no open file free to
 start a worker) are tried again."""
+RETRY_MOST = 60.0
+"""The longest such pause: it doubles from ``RETRY`` with each pass in a row that left games unplayed (a game the
+referee can never play, an arena bug, is tried once a minute then, not every few seconds for ever)."""
 log = logging.getLogger("arena.serve")  # (rate-limited by arena.server.logs)
 RUNTIME_RETRY = 60.0
 """Seconds between checks of a sandbox runtime found unable to load the bot packages (validation waits)."""
@@ -241,6 +244,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 started(league.id, entered, validator, store)
             validator.checked.wait(RUNTIME_RETRY)  # no game before the runtime is known to load
             final_again = 0.0  # a final that left games unplayed is played again from then (0: not waiting)
+            failing = {True: 0, False: 0}  # passes in a row that left games unplayed: the final's, the ladder's
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
@@ -269,14 +273,16 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 if final is not None and not summary.errors + summary.overloaded:
                     entered.set()  # the final is played: the ladder's own pass next, at once
                 unplayed = summary.errors + summary.overloaded
+                failing[final is not None] = failing[final is not None] + 1 if unplayed else 0
+                pause = min(RETRY * 2 ** (failing[final is not None] - 1), RETRY_MOST)
                 if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
                     print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
-                          f"retried in {RETRY:g} s", file=sys.stderr, flush=True)
+                          f"retried in {pause:g} s", file=sys.stderr, flush=True)
                 if final is not None:
-                    final_again = time.monotonic() + RETRY if unplayed else 0.0
+                    final_again = time.monotonic() + pause if unplayed else 0.0
                     if unplayed:
                         continue  # the ladder's own pass now, the final again after the pause
-                while (not entered.wait(RETRY if unplayed else 1.0) and not unplayed
+                while (not entered.wait(pause if unplayed else 1.0) and not unplayed
                        and not 0.0 < final_again <= time.monotonic()):
                     pass
     except Interrupted as stop:
