@@ -101,17 +101,19 @@ def logout(request: Request, site: Site, store: Store, v: Viewer, fields: dict[s
 @guards.threaded
 @guards.logged_in()
 def submit_page(request: Request, site: Site, store: Store, v: Viewer) -> Response:
-    return page("submit.html", v, site, **submit_values(site))
+    assert v.account is not None
+    return page("submit.html", v, site, **submit_values(site, store=store, league_id=v.account.league_id))
 
 
 @form
 def submit_post(request: Request, site: Site, store: Store, v: Viewer, fields: dict[str, Any]) -> Response:
     assert v.account is not None
     if "_data" not in fields:
-        return page("submit.html", v, site, 400, **submit_values(site, "Choose a file to upload."))
+        return page("submit.html", v, site, 400, **submit_values(site, "Choose a file to upload.", store,
+                                                                   v.account.league_id))
     status, doc = queue_upload(site, store, v.account, fields["_filename"], fields["_data"])
     if status != 202:
-        return page("submit.html", v, site, status, **submit_values(site, doc["error"]))
+        return page("submit.html", v, site, status, **submit_values(site, doc["error"], store, v.account.league_id))
     return RedirectResponse(f"/me?sent={int(doc['id'])}", 303)
 
 

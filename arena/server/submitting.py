@@ -7,12 +7,14 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.league.config import TOURNAMENTS
 from arena.server.decisions import withdrawn_line
 from arena.server.rendering import revoked_line, when
 from arena.server.site import Site
 from arena.server.uploads import TooBig, UploadError, read_upload
 from arena.snapshot import files_digest
 from arena.text import shown
+from arena.tournament.progress import frozen_field
 from leaderboards import accounts as acc
 from leaderboards import teams as tm
 from leaderboards.store import Store
@@ -24,9 +26,9 @@ def queue_upload(site: Site, store: Store, account: acc.Account, filename: str, 
     upload is for the account's side (its team's bot, or its own): the hourly limit, withdrawn files and identical
     uploads are the side's (leaderboards.teams)."""
     now = time.time()
-    if site.config.deadline is not None and now > site.config.deadline:
-        return 403, {"error": f"submissions closed at the deadline "
-                              f"{when(site.config.deadline)}"}
+    closed = closed_line(site, store, account.league_id)
+    if closed is not None:
+        return 403, {"error": closed}
     side = tm.side_of(store, account)
     if len(tm.side_submitted_since(store, account.league_id, side, now - 3600)) >= \
             site.config.max_submissions_per_hour:
@@ -76,11 +78,25 @@ def over_the_rate(site: Site, store: Store, side: tm.Side, now: float) -> dict[s
 
 
 
-def submit_values(site: Site, message: str = "") -> dict[str, Any]:
-    """What the submit page says: the league's games, limits and upload format, and whether the deadline passed."""
+def closed_line(site: Site, store: Store | None, league_id: int | None) -> str | None:
+    """Why no upload is taken now, or None: the deadline passed, or the served league is a tournament whose field
+    was fixed when it started (a bot entered since would play no game). Without a store, the deadline only."""
     deadline = site.config.deadline
-    return {"message": message, "games": site.config.games, "limits": site.config.limits, "deadline": deadline,
-            "closed": deadline is not None and time.time() > deadline,
+    if deadline is not None and time.time() > deadline:
+        return f"submissions closed at the deadline {when(deadline)}"
+    if (site.config.format in TOURNAMENTS and store is not None and league_id is not None
+            and frozen_field(store, league_id) is not None):
+        return (f"submissions closed: this league is a {site.config.format.replace('_', ' ')} tournament under "
+                "way, and its field was fixed when it started (a bot entered now would play no game)")
+    return None
+
+
+def submit_values(site: Site, message: str = "", store: Store | None = None, league_id: int | None = None
+                  ) -> dict[str, Any]:
+    """What the submit page says: the league's games, limits and upload format, and why uploads are closed, if
+    they are (:func:`closed_line`)."""
+    return {"message": message, "games": site.config.games, "limits": site.config.limits,
+            "deadline": site.config.deadline, "closed": closed_line(site, store, league_id),
             "comp424": site.config.upload_format == "comp424"}
 
 

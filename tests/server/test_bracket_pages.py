@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from arena.output.brackets import signature
-from arena.tournament.progress import current, view
+from arena.tournament.progress import current, frozen_field, view
 from leaderboards.store import Store
-from tests.server.support import LEAGUE, Client, Server, accounts, make_league
+from tests.server.support import LEAGUE, PLAIN, Client, Server, accounts, make_league
 
 pytestmark = pytest.mark.xdist_group("server")
 
@@ -120,3 +120,24 @@ def test_a_private_tournament_needs_a_login_and_a_round_robin_has_no_bracket(tmp
         assert code == 404 and "not a tournament" in json.loads(text)["error"]
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_served_tournament_under_way_takes_no_upload(tmp_path):
+    """Its field was fixed when it started: an upload would be validated and then play no game, so the API refuses
+    it in one line and the submit page says why instead of showing the form."""
+    make_league(tmp_path, CUP.replace("FORMAT", "knockout"))
+    tokens = accounts(tmp_path, "alice")
+    server = Server(tmp_path).start()
+    try:
+        c = Client(server.base)
+        finished(c)
+        with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:
+            assert frozen_field(store, store.find_league("cup").id) is not None
+        code, doc = c.submit_api(tokens["alice"], "alice.py", PLAIN.encode())
+        assert code == 403 and "knockout tournament under way" in doc["error"], (code, doc)
+        assert c.login("alice", tokens["alice"]) == 303
+        _, _, html = c.get("/submit")
+        assert 'type="file"' not in html and "Submissions closed: this league is a knockout tournament" in html
+    finally:
+        assert server.stop() == 143
