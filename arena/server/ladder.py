@@ -51,11 +51,28 @@ RETRY = 5.0
 """Seconds before games that could not be played (a referee error, an overloaded machine, no open file free to
 start a worker) are tried again."""
 RETRY_MOST = 60.0
-"""The longest such pause: it doubles from ``RETRY`` with each pass in a row that left games unplayed (a game the
-referee can never play, an arena bug, is tried once a minute then, not every few seconds for ever)."""
+"""The longest such pause (:class:`Backoff`): a game the referee can never play, an arena bug, is tried once a minute
+then, not every few seconds for ever."""
 log = logging.getLogger("arena.serve")  # (rate-limited by arena.server.logs)
 RUNTIME_RETRY = 60.0
 """Seconds between checks of a sandbox runtime found unable to load the bot packages (validation waits)."""
+
+
+class Backoff:
+    """The pause before a pass's unplayed games are tried again: ``RETRY``, doubled after each pass in a row that left
+    games unplayed and played none, up to ``RETRY_MOST``; back to ``RETRY`` once a pass plays a game or leaves none."""
+
+    def __init__(self) -> None:
+        self.next = RETRY
+
+    def after(self, unplayed: bool, played: int) -> float:
+        """The pause after a pass that left games ``unplayed`` (or not) and played ``played`` games."""
+        if not unplayed or played:
+            self.next = RETRY
+        pause = self.next
+        if unplayed:
+            self.next = min(self.next * 2, RETRY_MOST)
+        return pause
 
 
 class Validator(threading.Thread):
@@ -244,7 +261,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 started(league.id, entered, validator, store)
             validator.checked.wait(RUNTIME_RETRY)  # no game before the runtime is known to load
             final_again = 0.0  # a final that left games unplayed is played again from then (0: not waiting)
-            failing = {True: 0, False: 0}  # passes in a row that left games unplayed: the final's, the ladder's
+            backoff = {True: Backoff(), False: Backoff()}  # the final's, the ladder's
             while True:
                 entered.clear()
                 summary = RunSummary(config.name, db)
@@ -252,7 +269,9 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                     entered.wait(RETRY)  # until the runtime loads again (the validator checks it)
                     continue
                 final = finals.due(store, config, db)  # an organiser started the course's final: it plays first
-                if final is not None and time.monotonic() < final_again:
+                if final is None:
+                    final_again, backoff[True] = 0.0, Backoff()
+                elif time.monotonic() < final_again:
                     final = None  # (its last pass left games unplayed: they do not hold up the ladder's own games)
                 try:
                     if final is not None:
@@ -273,8 +292,7 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                 if final is not None and not summary.errors + summary.overloaded:
                     entered.set()  # the final is played: the ladder's own pass next, at once
                 unplayed = summary.errors + summary.overloaded
-                failing[final is not None] = failing[final is not None] + 1 if unplayed else 0
-                pause = min(RETRY * 2 ** (failing[final is not None] - 1), RETRY_MOST)
+                pause = backoff[final is not None].after(bool(unplayed), summary.played)
                 if unplayed:  # (league run says "run it again": here the next pass, after a pause, does)
                     print(f"arena serve: {len(unplayed)} games could not be played (first: {shown(unplayed[0])}); "
                           f"retried in {pause:g} s", file=sys.stderr, flush=True)
@@ -282,8 +300,10 @@ def run_ladder(config: LeagueConfig, db: Path, *, concurrency: int | None = None
                     final_again = time.monotonic() + pause if unplayed else 0.0
                     if unplayed:
                         continue  # the ladder's own pass now, the final again after the pause
-                while (not entered.wait(pause if unplayed else 1.0) and not unplayed
-                       and not 0.0 < final_again <= time.monotonic()):
+                if unplayed:  # (the final's retry, when it comes first, ends the pause)
+                    entered.wait(max(0.0, min(pause, final_again - time.monotonic())) if final_again else pause)
+                    continue
+                while not entered.wait(1.0) and not 0.0 < final_again <= time.monotonic():
                     pass
     except Interrupted as stop:
         summary.interrupted = stop.name

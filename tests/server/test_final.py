@@ -167,3 +167,17 @@ def test_a_final_with_a_game_that_cannot_be_played_does_not_stop_the_ladder(tmp_
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+def test_the_pause_before_unplayed_games_doubles_up_to_its_most_and_starts_again():
+    """A game that can never be played costs one try a minute however long the server runs (2,000 passes in a row:
+    the pause once grew until it overflowed a float), and a pass that plays games or leaves none starts it again."""
+    from arena.server.ladder import RETRY, RETRY_MOST, Backoff
+    b = Backoff()
+    pauses = [b.after(True, 0) for _ in range(2000)]
+    doubling = [min(RETRY * 2 ** i, RETRY_MOST) for i in range(8)]
+    assert pauses[:8] == doubling and doubling[0] < doubling[1] < RETRY_MOST == doubling[-1]
+    assert set(pauses[8:]) == {RETRY_MOST}
+    assert b.after(True, 3) == RETRY  # games played meanwhile: the machine was busy, not broken
+    assert b.after(True, 0) == 2 * RETRY
+    assert b.after(False, 0) == RETRY and b.after(True, 0) == RETRY
