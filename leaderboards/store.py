@@ -235,6 +235,7 @@ class Store:
     # aggregate reads (leaderboards/store_views.py)
     count_games = store_views.count_games
     change_token = store_views.change_token
+    standings_token = store_views.standings_token
     recent_games = store_views.recent_games
     last_key = store_views.last_key
     head_to_head_since = store_views.head_to_head_since

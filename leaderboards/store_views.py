@@ -69,6 +69,18 @@ def count_games(store: Connected, league_id: int, scope: str = ALL) -> int:
                                  (league_id, scope)).fetchone()[0])
 
 
+def standings_token(store: Connected, league_id: int) -> tuple[Any, ...]:
+    """What a league's standings are made of, read cheaply (a count on an index, the small ratings and bots tables):
+    its games, its stored ratings' last write, its bots' states. The same token, the same standings, so a page
+    that made them may show them again. (Not ``PRAGMA data_version``: that one is per connection.)"""
+    games = count_games(store, league_id)
+    ratings = tuple(store.conn.execute("SELECT count(*), max(updated), total(games) FROM ratings WHERE league_id=?",
+                                       (league_id,)).fetchone())
+    bots = store.conn.execute("SELECT group_concat(id || ':' || status, ',') FROM bots WHERE league_id=?",
+                              (league_id,)).fetchone()[0]
+    return games, ratings, bots
+
+
 def change_token(store: Connected) -> int:
     """``PRAGMA data_version``: changes whenever another connection commits to the store. Comparing it between
     polls costs no table access, so an idle dashboard does not read the store at all."""

@@ -1,5 +1,6 @@
-"""How long ``arena serve``'s organiser page (``/admin``) and a bot's page (``/bots/ID``) take, and how much they read,
-as a league grows: more versions of one student's bot (each a distinct ~1 MB file), more games.
+"""How long ``arena serve``'s organiser page (``/admin``), a bot's page (``/bots/ID``) and the leaderboard (``/``,
+views after the first) take, and how much they read, as a league grows: more versions of one student's bot (each a
+distinct ~1 MB file), more games.
 
 In process (the real application served by uvicorn in a thread, a real store file, urllib), so the figures are the
 pages' own work, without the network or a league playing meanwhile. A store per case: ``synthetic_store``'s
@@ -169,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--case", action="append", help="VERSIONS:GAMES (repeatable)")
     args = parser.parse_args(argv)
     print(f"{'versions':>8} {'games':>6} | {'/admin median':>13} {'max':>6} {'snap reads':>10} | "
-          f"{'/bots/ID median':>15} {'max':>6}")
+          f"{'/bots/ID median':>15} {'max':>6} | {'/ median':>8} {'max':>6}")
     for case in args.case or CASES:
         versions, games = (int(x) for x in case.split(":"))
         with tempfile.TemporaryDirectory() as tmp:
@@ -177,9 +178,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             client = organiser_client(config)
             admin = measure(lambda: client.request("/admin"), args.repeats)
             bot = measure(lambda: client.request(f"/bots/{bot_id}"), args.repeats)
+            board = measure(lambda: client.request("/"), args.repeats)  # (views after the first: no new game)
             client.close()
             print(f"{versions:>8} {games:>6} | {admin['median_s']:>12.3f}s {admin['max_s']:>5.2f}s "
-                  f"{admin['snapshot_reads']:>10} | {bot['median_s']:>14.3f}s {bot['max_s']:>5.2f}s", flush=True)
+                  f"{admin['snapshot_reads']:>10} | {bot['median_s']:>14.3f}s {bot['max_s']:>5.2f}s | "
+                  f"{board['median_s']:>7.3f}s {board['max_s']:>5.2f}s", flush=True)
 
 
 if __name__ == "__main__":

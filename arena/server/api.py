@@ -3,12 +3,13 @@
 Refusals are ``{"error": LINE}`` with the status (429 with ``Retry-After``)."""
 from __future__ import annotations
 
+import dataclasses
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.output import brackets
-from arena.output.views import document
 from arena.server import finals, guards
 from arena.server.forms import sent_size, upload_form
 from arena.server.guards import site_of
@@ -57,7 +58,8 @@ def submission(request: Request, site: Site, store: Store, v: Viewer) -> Respons
                                           "Bearer TOKEN"))
 def leaderboard(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     """`arena leaderboard --json`'s document, less what the pages hide: file names."""
-    doc = document(store, store.find_league(site.config.name))
+    board = site.boards.get(store, store.find_league(site.config.name))
+    doc = dataclasses.replace(board, cells=None).as_json()  # (`arena leaderboard --json`'s: no head-to-head)
     for row in doc["bots"]:
         if row["kind"] == "file":
             row["spec"] = None

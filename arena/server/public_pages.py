@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from arena.output import brackets, pictures
 from arena.output.replays import replay, script_json
-from arena.output.views import BotFacts, bot_facts, bot_standing, leaderboard
+from arena.output.views import BotFacts, bot_facts, bot_standing
 from arena.server import finals, guards
 from arena.server.rendering import error, not_found, page, row_id
 from arena.server.site import Site
@@ -36,7 +36,7 @@ def no_data(site: Site, viewer: Viewer) -> Response:
 @guards.public()
 def leaderboard_page(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     lg = store.find_league(site.config.name)
-    board = leaderboard(store, lg, h2h=True)
+    board = site.boards.get(store, lg)
     return page("leaderboard.html", v, site, board=board, bot_href=lambda r: f"/bots/{int(r.bot_id)}",
                 teams=tm.teams(store, lg.id),
                 matrix=pictures.matrix_figure(board.rows, board.cells or []),

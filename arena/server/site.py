@@ -77,6 +77,8 @@ class Site:
     """Near-duplicate similarities by pair of bot digests (/admin compares only pairs it has not seen)."""
     audits: caches.Audits = field(default_factory=caches.Audits)
     """/admin's audit of the league, made again only as games come in."""
+    boards: caches.Boards = field(default_factory=caches.Boards)
+    """The leaderboard of ``/`` and ``/api/leaderboard``, made again only when the standings changed."""
     brackets: caches.Brackets = field(default_factory=caches.Brackets)
     """/api/bracket's latest document."""
     connections: Connections = field(init=False)

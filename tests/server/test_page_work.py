@@ -319,3 +319,39 @@ def test_admin_audits_the_league_again_only_once_games_were_added(tmp_path, monk
         assert "as of 121 games" in client.request("/admin")[2] and len(calls) == 2
     finally:
         client.close()
+
+
+def test_the_leaderboard_is_made_once_until_the_standings_change(tmp_path, monkeypatch):
+    """/ and /api/leaderboard fit a batch Elo over every game: made once for every viewer, made again when a game
+    is rated or a bot's state changes (before: a fit for every view, ~0.45 s at 20,000 games)."""
+    import json
+
+    from arena.output import views
+    config, me = league_of(tmp_path, 300)
+    with Store.open(config.database, readonly=True) as store:
+        expected = json.loads(json.dumps(views.document(store, store.find_league("pages"))))
+    fits: list[int] = []
+    fit = views.batch_elo
+    monkeypatch.setattr(views, "batch_elo", lambda *a, **k: fits.append(1) or fit(*a, **k))
+    client = organiser_client(config)
+    try:
+        for path in ("/", "/", "/api/leaderboard"):
+            assert client.request(path)[0] == 200
+        assert json.loads(client.request("/api/leaderboard")[2]) == expected  # the document as before
+        assert len(fits) == 1
+        with Store.open(config.database) as store:
+            league_id = store.find_league("pages").id
+            b = store.current_bot(league_id, "b")
+            rng = random.Random(11)
+            store.record_games(league_id, [("999999|nim|me.b|0", "nim", 999, [me, b.id],
+                                            make_record(playouts("nim", 1, 1, rng)[0], ["me", "b"], rng))])
+            assert client.request("/")[0] == 200
+            made = len(fits)  # the game stored, not yet rated: 1 or 2 fits so far, both right
+            ledger.rate_pending(store, league_id)
+            assert client.request("/")[0] == 200 and client.request("/")[0] == 200
+            assert len(fits) == made + 1
+            with store.transaction():
+                store.conn.execute("UPDATE bots SET status='probation' WHERE id=?", (b.id,))
+            assert client.request("/")[0] == 200 and len(fits) == made + 2
+    finally:
+        client.close()
