@@ -75,13 +75,19 @@ def board_runs(game: Any, state: Any, names: list[str], last: dict[str, Any] | N
 
 def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The board before the first action and after each one, with who moved, the move and its time (None when
-    the game cannot be loaded: a game spec this arena no longer has)."""
+    the game cannot be loaded: a game spec this arena no longer has). In a game with game clocks, a frame also has
+    ``clocks``: each seat's seconds left after its latest move so far (None before its first)."""
     try:
         game = cache[g.game] if g.game in cache else cache.setdefault(g.game, games_pkg.load(g.game))
         state = game.new_initial_state()
         names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
         out: list[dict[str, Any]] = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start",
                                       "ms": None}]
+        stored = g.info.get("clock_left")
+        left: list[Any] = stored if g.info.get("time_control") and isinstance(stored, list) else []
+        clocks: list[float | None] | None = [None] * len(g.players) if left else None
+        if clocks is not None:
+            out[0]["clocks"] = list(clocks)
         movers = Movers(len(g.info.get("opening", ())))  # one numbering: arena/results/moves.py
         for i, action in enumerate(g.history):
             seat = state.current_player()
@@ -93,12 +99,21 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
             ms = round(1000 * g.wall_times[kind], 1) if isinstance(kind, int) and kind < len(g.wall_times) else None
             state.apply_action(action)
             last = {"last_action": action, "last_player": seat, "last_move": move}
-            out.append({"board": board_runs(game, state, names, last),
-                        "seat": seat if isinstance(kind, int) else None, "move": move, "ms": ms,
-                        **({"opening": True} if kind == OPENING else {})})
+            frame = {"board": board_runs(game, state, names, last), "seat": seat if isinstance(kind, int) else None,
+                     "move": move, "ms": ms, **({"opening": True} if kind == OPENING else {})}
+            if clocks is not None:
+                if isinstance(kind, int) and kind < len(left) and 0 <= seat < len(clocks):
+                    clocks[seat] = _seconds(left[kind])
+                frame["clocks"] = list(clocks)
+            out.append(frame)
         return out
     except Exception:  # noqa: BLE001 - the report still lists the game, without frames
         return None
+
+
+def _seconds(value: Any) -> float | None:
+    """A stored clock reading as seconds (None: not charged, or not a number: a store edited by hand)."""
+    return round(float(value), 2) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def replay(g: StoredGame, cache: dict[str, Any], *, details: bool = True) -> dict[str, Any] | None:
@@ -113,4 +128,5 @@ def replay(g: StoredGame, cache: dict[str, Any], *, details: bool = True) -> dic
             "result": result_text(g),
             "failures": [{"seat": x.seat, "reason": str(x.reason), "move": failure_move(x),
                           "detail": headline(x.detail) if details else ""} for x in g.failures],
+            "time_control": str(g.info["time_control"]) if drawn[0].get("clocks") is not None else None,
             "frames": drawn}

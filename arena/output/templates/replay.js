@@ -46,10 +46,25 @@
     });
   }
 
+  function clockText(seconds) {  // 83.4 -> "1:23.4"
+    var m = Math.floor(seconds / 60);
+    var s = (seconds - 60 * m).toFixed(1);
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function drawClocks(r, f) {  // each seat's clock after its latest move (a game with game clocks only)
+    var el = $("clocks");
+    if (!el) { return; }
+    el.textContent = !f.clocks ? "" : "clocks (" + r.time_control + "): " + f.clocks.map(function (left, s) {
+      return "seat " + s + " (" + r.players[s] + ") " + (left === null ? "not started" : clockText(left) + " left");
+    }).join(", ");
+  }
+
   function render() {
     var r = current;
     var f = r.frames[step];
     drawBoard($("board"), f.board);
+    drawClocks(r, f);
     $("step").textContent = "move " + step + " of " + (r.frames.length - 1);
     var items = $("moves").children;
     for (var i = 0; i < items.length; i++) {
@@ -84,7 +99,9 @@
       moves.textContent = "";
       current.frames.slice(1).forEach(function (fr, i) {
         var li = document.createElement("li");
-        li.textContent = seatName(current, fr) + ": " + fr.move + (fr.ms === null ? "" : "  [" + fr.ms + " ms]");
+        var left = fr.clocks && fr.seat !== null ? fr.clocks[fr.seat] : null;
+        li.textContent = seatName(current, fr) + ": " + fr.move + (fr.ms === null ? "" : "  [" + fr.ms + " ms" +
+          (left === null ? "" : ", " + clockText(left) + " left") + "]");
         li.onclick = function () { step = i + 1; render(); };
         moves.appendChild(li);
       });

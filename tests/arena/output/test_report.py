@@ -398,3 +398,39 @@ def test_a_public_replay_carries_no_traceback_of_anyone_s(league):
     public = replay(failed, {}, details=False)
     assert public is not None and public["failures"] and "third move trouble" not in script_json(public)
     assert all(f["reason"] and f["move"] for f in public["failures"])
+
+
+def test_the_replay_viewer_shows_each_seats_game_clock(tmp_path):
+    """A league with game clocks: the viewer shows each seat's clock after its latest move, as stored (none before
+    a seat's first move), and each move's line says what its mover had left."""
+    import re
+
+    from selenium.webdriver.common.by import By
+    write(tmp_path / "league.toml", league_toml("clocked", seed=5, database="clocked.sqlite", games_per_pairing=2,
+                                                limits={"time_control": "30+0.5"},
+                                                bots=[{"spec": "random"}, {"spec": "greedy"}]))
+    run = arena(tmp_path, "league", "run", "league.toml", "-q")
+    assert run.returncode == 0, run.stderr
+    out = arena(tmp_path, "report", "--league", "league.toml", "--out", "rep")
+    assert out.returncode == 0, out.stderr
+    with Store.open(tmp_path / "clocked.sqlite", readonly=True) as store:
+        g = store.games(store.find_league("clocked").id)[0]
+    ends = g.info["clocks_end"]
+    assert g.info["time_control"] and len(ends) == 2 and all(0 < x <= 30 + 0.5 * len(g.history) for x in ends)
+    b = browser(tmp_path)
+    try:
+        b.get((tmp_path / "rep" / "replay.html").as_uri() + f"#game={g.id}")
+        deadline = time.monotonic() + 20
+        while f"game {g.id}" not in b.find_element(By.ID, "title").text:
+            assert time.monotonic() < deadline, "the replay did not load"
+            time.sleep(0.1)
+        shown = b.find_element(By.ID, "clocks").text  # the last position: both seats have moved
+        assert shown.startswith("clocks (30+0.5): seat 0 (") and shown.count(" left") == 2, shown
+        readings = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+):(\d\d\.\d) left", shown)]
+        assert [abs(x - y) <= 0.06 for x, y in zip(readings, ends)] == [True, True], (readings, ends)
+        moves = b.find_elements(By.CSS_SELECTOR, "#moves li")
+        assert moves and all(re.search(r" ms, \d+:\d\d\.\d left\]$", m.text) for m in moves), [m.text for m in moves]
+        b.find_element(By.ID, "first").click()
+        assert b.find_element(By.ID, "clocks").text.count("not started") == 2
+    finally:
+        b.quit()
