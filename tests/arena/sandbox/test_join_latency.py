@@ -17,8 +17,10 @@ def test_advice_only_for_a_slow_join_and_it_names_the_option_and_the_cost():
 
 
 def _bot_group_dirs() -> set[str]:
+    """This process's bot groups (other test processes make and remove theirs meanwhile: a clean-clone run saw one)."""
     return {os.path.join(parent, name) for parent in cgroups.parent_dirs() if os.path.isdir(parent)
-            for name in os.listdir(parent) if os.path.isdir(os.path.join(parent, name))}
+            for name in os.listdir(parent) if os.path.isdir(os.path.join(parent, name))
+            and (g := cgroups.GroupName.parse(name)) is not None and g.pid == os.getpid()}
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or cgroups.probe().memory is None, reason="needs root and cgroups")
