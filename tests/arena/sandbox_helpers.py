@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from arena.errors import MachineOverloadedError
@@ -131,9 +131,8 @@ def alive(pid: int) -> bool:
         return False
 
 
-def child_states(pid: int) -> dict[int, str]:
-    """The children of ``pid`` and their states (field 3 of /proc/PID/stat: "Z" for a zombie)."""
-    out = {}
+def proc_stats() -> Iterator[tuple[int, list[str]]]:
+    """(pid, the fields of /proc/PID/stat after the command: state, ppid, pgrp, ...) of every process now."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -141,6 +140,9 @@ def child_states(pid: int) -> dict[int, str]:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                out[int(entry)] = fields[0]
-    return out
+            yield int(entry), fields
+
+
+def child_states(pid: int) -> dict[int, str]:
+    """The children of ``pid`` and their states (field 3 of /proc/PID/stat: "Z" for a zombie)."""
+    return {child: fields[0] for child, fields in proc_stats() if int(fields[1]) == pid}

@@ -16,7 +16,7 @@ import pytest
 from arena.limits import Limits
 from arena.sandbox import cgroups, check
 from tests.arena.sandbox.attack_round_33d.helpers import place_mode
-from tests.arena.sandbox_helpers import play
+from tests.arena.sandbox_helpers import play, proc_stats
 
 pytestmark = [pytest.mark.xdist_group("sandbox"),
               pytest.mark.skipif(not check.active("cgroup_kill") and not check.active("freeze"),
@@ -45,17 +45,7 @@ def _chain_procs() -> list[int]:
     misses a chain whose members live microseconds, a process group does not)."""
     for p in _POPENS:
         p.poll()  # reap the chain's first generation (a zombie still counts as a member of its process group)
-    alive = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[2]) in _PGIDS:
-                alive.append(int(entry))
-    return alive
+    return [pid for pid, fields in proc_stats() if fields[0] != "Z" and int(fields[2]) in _PGIDS]
 
 
 def _start_chain(group: cgroups.BotCgroup) -> subprocess.Popen:
