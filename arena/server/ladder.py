@@ -39,6 +39,7 @@ from arena.server import finals
 from arena.server.connections import out_of_files
 from arena.server.decisions import withdrawn_line
 from arena.server.scrimmages import Scrimmager
+from arena.server.submitting import started_line
 from arena.submissions.snapshot import files_digest
 from arena.text import shown
 from leaderboards import accounts as acc
@@ -176,6 +177,10 @@ class Validator(threading.Thread):
             moved = teams.stale_upload(store, sub)
             if moved is not None:  # its account joined or left a team meanwhile: it would be a second entry
                 acc.finish(store, sub.id, "refused", reason=moved)
+                return
+            started = started_line(self.config.format, store, self.league_id)
+            if started is not None:  # queued before a served tournament started, judged after: it would never play
+                acc.finish(store, sub.id, "refused", reason=started)
                 return
             bot, _ = store.upsert_bot(self.league_id, sub.bot_name, origin="submit", snapshot=snapshot,
                                       reactivate=True)

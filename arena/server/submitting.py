@@ -84,10 +84,15 @@ def closed_line(site: Site, store: Store | None, league_id: int | None) -> str |
     deadline = site.config.deadline
     if deadline is not None and time.time() > deadline:
         return f"submissions closed at the deadline {when(deadline)}"
-    if (site.config.format in TOURNAMENTS and store is not None and league_id is not None
-            and frozen_field(store, league_id) is not None):
-        return (f"submissions closed: this league is a {site.config.format.replace('_', ' ')} tournament under "
-                "way, and its field was fixed when it started (a bot entered now would play no game)")
+    return started_line(site.config.format, store, league_id) if store is not None and league_id is not None else None
+
+
+def started_line(league_format: str, store: Store, league_id: int) -> str | None:
+    """Why no bot can enter a tournament league whose field is fixed (it started), or None: the upload's refusal,
+    and the validator's for an upload it took before the start and judged after it."""
+    if league_format in TOURNAMENTS and frozen_field(store, league_id) is not None:
+        return (f"submissions closed: this league is a {league_format.replace('_', ' ')} tournament that has "
+                "started, and its field was fixed then (a bot entered now would play no game)")
     return None
 
 
@@ -95,8 +100,9 @@ def submit_values(site: Site, message: str = "", store: Store | None = None, lea
                   ) -> dict[str, Any]:
     """What the submit page says: the league's games, limits and upload format, and why uploads are closed, if
     they are (:func:`closed_line`)."""
-    return {"message": message, "games": site.config.games, "limits": site.config.limits,
-            "deadline": site.config.deadline, "closed": closed_line(site, store, league_id),
+    closed = closed_line(site, store, league_id)
+    return {"message": "" if message == closed else message, "games": site.config.games,  # (said once)
+            "limits": site.config.limits, "deadline": site.config.deadline, "closed": closed,
             "comp424": site.config.upload_format == "comp424"}
 
 

@@ -12,7 +12,7 @@ import pytest
 from arena.output.brackets import signature
 from arena.tournament.progress import current, frozen_field, view
 from leaderboards.store import Store
-from tests.server.support import LEAGUE, PLAIN, Client, Server, accounts, make_league
+from tests.server.support import LEAGUE, PLAIN, Client, Server, accounts, make_league, multipart
 
 pytestmark = pytest.mark.xdist_group("server")
 
@@ -135,9 +135,50 @@ def test_a_served_tournament_under_way_takes_no_upload(tmp_path):
         with Store.open(tmp_path / "srv.sqlite", readonly=True) as store:
             assert frozen_field(store, store.find_league("cup").id) is not None
         code, doc = c.submit_api(tokens["alice"], "alice.py", PLAIN.encode())
-        assert code == 403 and "knockout tournament under way" in doc["error"], (code, doc)
+        assert code == 403 and "knockout tournament that has started" in doc["error"], (code, doc)
         assert c.login("alice", tokens["alice"]) == 303
         _, _, html = c.get("/submit")
         assert 'type="file"' not in html and "Submissions closed: this league is a knockout tournament" in html
+        body, ctype = multipart({"file": ("alice.py", PLAIN.encode())}, {"csrf": c.csrf()})
+        code, _, html = c.request("POST", "/submit", body, ctype)
+        assert code == 403 and html.lower().count("submissions closed: this league") == 1  # said once
     finally:
         assert server.stop() == 143
+
+
+@pytest.mark.slow
+def test_an_upload_queued_before_a_served_tournament_started_is_refused_when_judged(tmp_path):
+    """The web side answers while the first pass waits for the sandbox's check: an upload queued then and validated
+    after the field was fixed would be an active bot that never plays. The validator refuses it, saying why."""
+    import subprocess
+    import threading
+
+    from arena.league.config import load_config
+    from arena.server.ladder import Validator
+    from arena.submissions.snapshot import single
+    from leaderboards import accounts as acc
+    from tests.server.support import ARENA
+    make_league(tmp_path, CUP.replace("FORMAT", "knockout"))
+    accounts(tmp_path, "alice")
+    with Store.open(tmp_path / "srv.sqlite") as store:  # queued before the tournament started
+        league = store.find_league("cup")
+        alice = acc.account_named(store, league.id, "alice")
+        assert alice is not None
+        sid = acc.add_submission(store, league.id, alice.id, "alice", "alice.py", single("alice.py", PLAIN))
+    run = subprocess.run([ARENA, "league", "run", "l.toml", "-q"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    with Store.open(tmp_path / "srv.sqlite") as store:
+        assert frozen_field(store, league.id) is not None
+        sub = acc.claim_next(store, league.id, {})
+        assert sub is not None and sub.id == sid
+        validator = Validator(store, load_config(str(tmp_path / "l.toml")), league.id, threading.Event())
+        try:
+            validator.handle(store, sub)
+        finally:
+            if validator.backend is not None:
+                validator.backend.close()
+        judged = acc.submission(store, sid)
+        assert judged is not None and judged.status == "refused", judged
+        assert "knockout tournament that has started" in judged.reason
+        assert store.current_bot(league.id, "alice") is None
