@@ -88,18 +88,21 @@ def pair_stages(bots: Sequence[int], results: Mapping[tuple[int, int], tuple[flo
 
 
 class Planner:
-    """Decides batch after batch for one league (keeps the last fit to start the next one from it)."""
+    """Decides batch after batch for one league. A decision is a function of the seed and the games alone: its
+    samples are drawn from a generator keyed by both, and its fit starts from zero, so a resumed league (a new
+    planner) decides from the stored games exactly what the run that stored them decided."""
 
     def __init__(self, bots: Sequence[int], rule: StopRule, rounds_per_pairing: int, seed: int = 0) -> None:
         self.bots = list(bots)
         self.rule = rule
         self.rounds = rounds_per_pairing
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.theta: np.ndarray | None = None
 
     def decide(self, batch: int, results: Mapping[tuple[int, int], tuple[float, float]],
                rounds_played: Mapping[tuple[int, int], int], games: int) -> Decision:
         """The next batch, or the stop. ``results`` and ``rounds_played`` are keyed by pairings (a < b)."""
+        self.rng = np.random.default_rng([self.seed, games])  # not the batch: a resumed run numbers on from it
         n = len(self.bots)
         k = self.rule.top if self.rule.top is not None else n
         size = self.rule.batch or n
@@ -109,8 +112,7 @@ class Planner:
             return Decision(batch, games, 0.0, False, "first batch: random opponents",
                             self._first(open_pairs))
         st = pair_stages(self.bots, results)
-        theta, info = fit(st, start=self.theta, tol=1e-6)
-        self.theta = theta
+        theta, info = fit(st, tol=1e-6)
         cov = np.linalg.inv(info)
         samples = self.rng.multivariate_normal(theta, cov, size=SAMPLES, method="cholesky")
         order = np.argsort(-theta, kind="stable")
