@@ -42,7 +42,7 @@ async def submit(request: Request) -> Response:
 
 
 @guards.threaded
-@guards.logged_in(lambda site, v: error(401, "send Authorization: Bearer TOKEN"))
+@guards.logged_in(guards.api_refusal("send Authorization: Bearer TOKEN"))
 def submission(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     """``GET /api/submissions/ID``: one of the viewer's side's submissions (another's: 404, as none at all)."""
     assert v.account is not None
@@ -54,8 +54,7 @@ def submission(request: Request, site: Site, store: Store, v: Viewer) -> Respons
 
 
 @guards.threaded
-@guards.public(lambda site, v: error(401, "this league's leaderboard is for its accounts: send Authorization: "
-                                          "Bearer TOKEN"))
+@guards.public(guards.api_refusal("this league's leaderboard is for its accounts: send Authorization: Bearer TOKEN"))
 def leaderboard(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     """`arena leaderboard --json`'s document, less what the pages hide: file names."""
     board = site.boards.get(store, store.find_league(site.config.name))
@@ -67,8 +66,7 @@ def leaderboard(request: Request, site: Site, store: Store, v: Viewer) -> Respon
 
 
 @guards.threaded
-@guards.public(lambda site, v: error(401, "this league's bracket is for its accounts: send Authorization: "
-                                          "Bearer TOKEN"))
+@guards.public(guards.api_refusal("this league's bracket is for its accounts: send Authorization: Bearer TOKEN"))
 def bracket(request: Request, site: Site, store: Store, v: Viewer) -> Response:
     """`arena bracket --json`'s document (bracket.js polls it)."""
     lg = finals.bracket_league(store, site.config.name)

@@ -92,11 +92,15 @@ organiser = guard(lambda site, viewer: viewer.organiser, lambda site, viewer: no
 """The organisers' pages: 404 to anyone else."""
 
 
-def _token_refused(site: Site, viewer: Viewer) -> Response:
-    if viewer.revoked is not None and viewer.via_token:
-        return error(401, revoked_line(viewer.revoked))
-    return error(401, "send Authorization: Bearer TOKEN (the token of `arena accounts add`)")
+def api_refusal(line: str) -> Refusal:
+    """The API's 401: ``line``, unless the request's token is a revoked account's (its holder is told so, and when)."""
+    def refuse(site: Site, viewer: Viewer) -> Response:
+        if viewer.revoked is not None and viewer.via_token:
+            return error(401, revoked_line(viewer.revoked))
+        return error(401, line)
+    return refuse
 
 
-token = guard(lambda site, viewer: viewer.via_token and viewer.account is not None, _token_refused)
+token = guard(lambda site, viewer: viewer.via_token and viewer.account is not None,
+              api_refusal("send Authorization: Bearer TOKEN (the token of `arena accounts add`)"))
 """The API's writes: a bearer token's account (a cookie is not enough: the API takes no CSRF token)."""
