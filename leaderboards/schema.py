@@ -327,6 +327,15 @@ class StoredGame:
     rating_seq: int | None = None
     """Its place in the fold that made the current ratings (None while unrated)."""
 
+    @property
+    def clock_readings(self) -> list[float | None]:
+        """In a game with game clocks, its mover's clock in seconds after each bot move (aligned with
+        ``wall_times``; None where nothing was charged, or the store holds no number); empty for any other game."""
+        stored = self.info.get("clock_left")
+        if not self.info.get("time_control") or not isinstance(stored, list):
+            return []
+        return [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None for x in stored]
+
 
 def load_failures(stored: str | list[Any]) -> list[Failure]:
     """A game's failures from their stored JSON (a ``failures`` column's text, or that text already parsed): every

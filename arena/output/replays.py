@@ -83,8 +83,7 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
         names = [shown(p) for p in g.players]  # a board names its players: shown escaped, like every name
         out: list[dict[str, Any]] = [{"board": board_runs(game, state, names, None), "seat": None, "move": "start",
                                       "ms": None}]
-        stored = g.info.get("clock_left")
-        left: list[Any] = stored if g.info.get("time_control") and isinstance(stored, list) else []
+        left = g.clock_readings
         clocks: list[float | None] | None = [None] * len(g.players) if left else None
         if clocks is not None:
             out[0]["clocks"] = list(clocks)
@@ -103,17 +102,13 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
                      "move": move, "ms": ms, **({"opening": True} if kind == OPENING else {})}
             if clocks is not None:
                 if isinstance(kind, int) and kind < len(left) and 0 <= seat < len(clocks):
-                    clocks[seat] = _seconds(left[kind])
+                    reading = left[kind]
+                    clocks[seat] = None if reading is None else round(reading, 2)
                 frame["clocks"] = list(clocks)
             out.append(frame)
         return out
     except Exception:  # noqa: BLE001 - the report still lists the game, without frames
         return None
-
-
-def _seconds(value: Any) -> float | None:
-    """A stored clock reading as seconds (None: not charged, or not a number: a store edited by hand)."""
-    return round(float(value), 2) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def replay(g: StoredGame, cache: dict[str, Any], *, details: bool = True) -> dict[str, Any] | None:

@@ -177,6 +177,10 @@ class ReplayData:
     """Bot moves (the games list's count; a failed move included)."""
     opening: int = 0
     """Actions of the league's opening at the start of the history (chosen by nobody, untimed)."""
+    time_control: str | None = None
+    """The game clocks' time control, or None for a game without them."""
+    clock_readings: list[float | None] = field(default_factory=list)
+    """With game clocks: the mover's clock after each bot move (:attr:`StoredGame.clock_readings`)."""
 
 
 def short_spec(spec: str) -> str:
@@ -482,7 +486,8 @@ class StoreReader:
                 pass
         players = [shown(labels.get(b, p)) for b, p in zip(game.seats, game.players)]
         return ReplayData(game.id, game.game, game.history, players, game.returns, game.terminations, game.failures,
-                          game.wall_times, len(game.move_seats), len(game.info.get("opening", ())))
+                          game.wall_times, len(game.move_seats), len(game.info.get("opening", ())),
+                          shown(str(game.info["time_control"])) if game.clock_readings else None, game.clock_readings)
 
     def bot_detail(self, bot_id: int, scope: str = ALL) -> BotDetail:
         store = self._open()

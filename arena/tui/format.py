@@ -66,6 +66,16 @@ def seconds(value: float) -> str:
     return f"{value:.2f}s"
 
 
+def clock_text(value: float) -> str:
+    """A game clock's reading as minutes and seconds, as the replay viewer shows it.
+
+    >>> clock_text(29.94), clock_text(75.0), clock_text(0.04)
+    ('0:29.9', '1:15.0', '0:00.0')
+    """
+    minutes, rest = divmod(round(max(value, 0.0), 1), 60)
+    return f"{int(minutes)}:{rest:04.1f}"
+
+
 def rate_style(rate: float) -> str:
     """A colour for a win rate: red (0) through yellow (0.5) to green (1)."""
     if rate >= 0.65:

@@ -19,7 +19,7 @@ from arena.results.moves import failure_where
 from arena.text import shown, text
 from arena.tui import boards
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text
-from arena.tui.format import BARS, seconds, sparkline
+from arena.tui.format import BARS, clock_text, seconds, sparkline
 from arena.tui.replay import Replay
 from arena.tui.tables import GamesTable
 from leaderboards.ratings import elo_text
@@ -141,6 +141,8 @@ class ReplayScreen(Screen[None]):
         out.append(f"  turn {self.replay.bot_moves_until(self.step)}/{n_moves}\n", style="bold")
         state = "playing" if self.autoplaying else "paused"
         out.append(f"autoplay {state} ({AUTOPLAY_DELAYS[self.speed]:g}s)\n", style="grey50")
+        if self.data.time_control is not None:
+            out.append(self._clocks())
         move = self.replay.move(self.step)
         if move is None:
             out.append("initial position\n", style="italic")
@@ -181,6 +183,18 @@ class ReplayScreen(Screen[None]):
                     out.append(detail[-1].strip() + "\n", style="grey62")
         if self.replay.error:
             out.append(f"\n{self.replay.error}\n", style="bold red")
+        return out
+
+    def _clocks(self) -> Text:
+        """Each seat's game clock after its latest move up to this step, as the HTML viewer shows it."""
+        latest = self.replay.latest_bot_moves(self.step)
+        out = Text(f"clocks ({self.data.time_control})\n", style="bold")
+        for seat, name in enumerate(self.data.players):
+            k = latest.get(seat)
+            reading = self.data.clock_readings[k] if k is not None and k < len(self.data.clock_readings) else None
+            out.append(f"  {name}: ")
+            out.append(f"{clock_text(reading)} left\n" if reading is not None else
+                       "not started\n" if k is None else "not charged\n")
         return out
 
     def _who(self, mover: int, step: int) -> str:

@@ -257,3 +257,34 @@ def test_bot_detail_of_a_clock_league_shows_its_time_control_not_the_uncapped_mo
                                     status_reason="", games=[], limits=limits, trusted=False)
     line = next(x for x in str(screen._identity()).splitlines() if x.startswith("limits"))
     assert "time_control=40/60+0.5" in line and "86400" not in line and "memory_mb=500" in line, line
+
+
+async def test_the_replay_shows_each_seats_game_clock(tmp_path: Path) -> None:
+    """A real league with game clocks: the replay's panel says each seat's clock after its latest move, as stored
+    (none before a seat's first move), ending at the game's stored clocks."""
+    import re
+
+    from tests.leaderboards.support import arena, write
+    from tests.league_files import league_toml
+    write(tmp_path / "league.toml", league_toml("clocked", seed=5, database="clocked.sqlite", games_per_pairing=2,
+                                                limits={"time_control": "30+0.5"},
+                                                bots=[{"spec": "random"}, {"spec": "greedy"}]))
+    run = arena(tmp_path, "league", "run", "league.toml", "-q")
+    assert run.returncode == 0, run.stderr
+    with Store.open(tmp_path / "clocked.sqlite", readonly=True) as store:
+        ends = {g.id: g.info["clocks_end"] for g in store.games(store.find_league("clocked").id)}
+    app = ArenaApp(tmp_path / "clocked.sqlite", poll_interval=0.05)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None)
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        panel = screen.query_one("#moves", Static)
+        start = str(panel.render())
+        assert "clocks (30+0.5)" in start and start.count("not started") == 2, start
+        await pilot.press("end")
+        shown = str(panel.render())
+        readings = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+):(\d\d\.\d) left", shown)]
+        want = ends[screen.data.id]
+        assert len(readings) == 2 and all(abs(x - y) <= 0.06 for x, y in zip(readings, want)), (shown, want)

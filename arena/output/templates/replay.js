@@ -46,9 +46,10 @@
     });
   }
 
-  function clockText(seconds) {  // 83.4 -> "1:23.4"
-    var m = Math.floor(seconds / 60);
-    var s = (seconds - 60 * m).toFixed(1);
+  function clockText(seconds) {  // 83.4 -> "1:23.4"; 59.97 -> "1:00.0" (rounded first, not "0:60.0")
+    var tenths = Math.round(Math.max(seconds, 0) * 10);
+    var m = Math.floor(tenths / 600);
+    var s = ((tenths - 600 * m) / 10).toFixed(1);
     return m + ":" + (s < 10 ? "0" : "") + s;
   }
 
