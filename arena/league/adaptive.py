@@ -88,9 +88,9 @@ def pair_stages(bots: Sequence[int], results: Mapping[tuple[int, int], tuple[flo
 
 
 class Planner:
-    """Decides batch after batch for one league. A decision is a function of the seed and the games alone: its
-    samples are drawn from a generator keyed by both, and its fit starts from zero, so a resumed league (a new
-    planner) decides from the stored games exactly what the run that stored them decided."""
+    """Decides batch after batch for one league. A decision is a function of the seed and what it is given alone
+    (its samples come from a generator keyed by the seed and the games, its fit starts from zero), so a resumed
+    league (a new planner) decides from the stored games exactly what the run that stored them decided."""
 
     def __init__(self, bots: Sequence[int], rule: StopRule, rounds_per_pairing: int, seed: int = 0) -> None:
         self.bots = list(bots)
@@ -100,9 +100,11 @@ class Planner:
         self.rng = np.random.default_rng(seed)
 
     def decide(self, batch: int, results: Mapping[tuple[int, int], tuple[float, float]],
-               rounds_played: Mapping[tuple[int, int], int], games: int) -> Decision:
-        """The next batch, or the stop. ``results`` and ``rounds_played`` are keyed by pairings (a < b)."""
-        self.rng = np.random.default_rng([self.seed, games])  # not the batch: a resumed run numbers on from it
+               rounds_played: Mapping[tuple[int, int], int], games: int, unstored: int = 0) -> Decision:
+        """The next batch, or the stop. ``results`` and ``rounds_played`` are keyed by pairings (a < b);
+        ``unstored``: games this run handed out that were not stored (two decisions over the same games differ)."""
+        # keyed by the games, not the batch: a resumed run numbers its batches on from the stored ones
+        self.rng = np.random.default_rng([self.seed, games, unstored])
         n = len(self.bots)
         k = self.rule.top if self.rule.top is not None else n
         size = self.rule.batch or n
@@ -198,7 +200,13 @@ def elo_of(theta: np.ndarray) -> np.ndarray:
 def league_batches(store: Store, league_id: int, config: LeagueConfig, todo: list[Fixture]) -> Iterator[list[Fixture]]:
     """The fixtures of each next batch of an adaptive league (the runner plays one, then asks again), chosen from
     ``todo`` (the schedule's fixtures not played yet) by a :class:`Planner` over the stored games; every decision
-    is stored. A pairing's next round is its lowest-keyed unplayed fixtures of one (round, game): both seat orders."""
+    is stored. A pairing's next round is its lowest-keyed fixtures left of one (round, game): both seat orders.
+
+    What a decision sees comes from the store: a pairing is open while the schedule has a fixture of it that is
+    neither stored nor handed out earlier in this run (one handed out and not stored, skipped or failed, is not
+    tried again until the next run), and a pairing with none left (a bot on probation or retired) is closed. So a
+    resumed league decides from its stored games what the run that stored them decided, unless that run had
+    fixtures it could not store: their count keys the decision too (:meth:`Planner.decide`)."""
     pool: dict[tuple[int, int], list[Fixture]] = {}
     for f in todo:
         pool.setdefault((min(f.table), max(f.table)), []).append(f)
@@ -208,11 +216,14 @@ def league_batches(store: Store, league_id: int, config: LeagueConfig, todo: lis
                     confidence=stop.get("confidence", 0.95), batch=stop.get("batch"))
     planner = Planner(bots, rule, max(1, config.games_per_pairing // 2), seed=config.seed)
     batch = len(store.decisions(league_id))
+    handed_out: set[str] = set()
     while True:
         results: dict[tuple[int, int], tuple[float, float]] = {}
         rounds: dict[tuple[int, int], set[tuple[int, str]]] = {}
+        stored: set[str] = set()
         games = 0
         for key, seats, returns in store.outcomes(league_id):
+            stored.add(key)
             if len(seats) != 2 or seats[0] == seats[1] or seats[0] not in bots or seats[1] not in bots:
                 continue
             a, b = sorted(seats)
@@ -222,22 +233,21 @@ def league_batches(store: Store, league_id: int, config: LeagueConfig, todo: lis
             round_, game = key.split("|")[:2]
             rounds.setdefault((a, b), set()).add((int(round_), game))
             games += 1
+        left = {pair: [f for f in fixtures if f.key not in stored and f.key not in handed_out]
+                for pair, fixtures in pool.items()}
         played = {pair: len(r) for pair, r in rounds.items()}
-        for pair, left in pool.items():  # a pairing with nothing left in the schedule is closed
-            if not left:
-                played[pair] = planner.rounds
-        decision = planner.decide(batch, results, played, games)
+        for i, a in enumerate(bots):
+            for b in bots[i + 1:]:
+                if not left.get((a, b)):  # nothing of it left to play in this run: closed
+                    played[(a, b)] = planner.rounds
+        decision = planner.decide(batch, results, played, games, unstored=len(handed_out - stored))
         store.record_decision(league_id, decision.to_dict())
         batch += 1
         if decision.stop:
             return
         fixtures: list[Fixture] = []
-        for pair in decision.pairs:
-            left = pool.get(pair, [])
-            if left:
-                head = left[0].key.rsplit("|", 2)[0]  # round and game of its next fixtures
-                fixtures += [f for f in left if f.key.rsplit("|", 2)[0] == head]
-                pool[pair] = [f for f in left if f.key.rsplit("|", 2)[0] != head]
-        if not fixtures:
-            return
+        for pair in decision.pairs:  # (an open pairing has fixtures left)
+            head = left[pair][0].key.rsplit("|", 2)[0]  # round and game of its next fixtures
+            fixtures += [f for f in left[pair] if f.key.rsplit("|", 2)[0] == head]
+        handed_out.update(f.key for f in fixtures)
         yield sorted(fixtures, key=lambda f: f.key)

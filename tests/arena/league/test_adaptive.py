@@ -9,6 +9,7 @@ import numpy as np
 
 from arena.bench.ratings import adaptive_trial
 from arena.league.adaptive import Planner, StopRule
+from arena.league.schedule import Fixture, league_schedule
 from leaderboards.store import Store
 from tests.leaderboards.support import arena, write
 
@@ -55,6 +56,71 @@ def test_a_decision_depends_only_on_the_games_not_on_the_batches_decided_before(
         (decided.certainty, decided.stop, decided.pairs, decided.top)
     other_seed = Planner(bots, rule, rounds_per_pairing=3, seed=4).decide(2, results, played, 30)
     assert other_seed.certainty != decided.certainty  # the samples are the seed's, not fixed
+
+
+class FakeStore:
+    """What ``league_batches`` reads and writes of a store: outcomes in key order, and the decisions."""
+
+    def __init__(self) -> None:
+        self.games: dict[str, tuple[list[int], list[float]]] = {}
+        self.decided: list[dict[str, object]] = []
+
+    def outcomes(self, league_id: int) -> list[tuple[str, list[int], list[float]]]:
+        return [(k, *self.games[k]) for k in sorted(self.games)]
+
+    def decisions(self, league_id: int) -> list[dict[str, object]]:
+        return self.decided
+
+    def record_decision(self, league_id: int, decision: dict[str, object]) -> None:
+        self.decided.append(decision)
+
+    def play(self, fixtures: list[Fixture], strength: dict[int, int]) -> None:
+        for f in fixtures:  # the stronger bot wins (equal: the first seat)
+            first = strength[f.seats[0]] >= strength[f.seats[1]]
+            self.games[f.key] = (list(f.seats), [1.0, -1.0] if first else [-1.0, 1.0])
+
+
+def adaptive_run(store: FakeStore, todo: list[Fixture], strength: dict[int, int], never: frozenset[int] = frozenset(),
+                 most: int = 100) -> list[str]:
+    """Plays an adaptive run to its end (fixtures of a bot in ``never`` are handed out but never stored, as a
+    skipped or failed game); returns the keys of the fixtures it handed out."""
+    from types import SimpleNamespace
+
+    from arena.league.adaptive import league_batches
+    config = SimpleNamespace(stop={"top": 1, "confidence": 0.99}, games_per_pairing=6, seed=3)
+    handed: list[str] = []
+    for batch, fixtures in enumerate(league_batches(store, 1, config, todo)):
+        assert batch < most, "the run never ends"
+        handed += [f.key for f in fixtures]
+        store.play([f for f in fixtures if not set(f.seats) & never], strength)
+    return handed
+
+
+def test_a_bot_left_out_of_the_schedule_closes_its_pairings_and_the_run_ends_with_its_decision() -> None:
+    """A bot on probation or retired has stored games but no fixture left: its pairings are closed. (They were
+    counted open: every decision chose them, a batch shrank to the pairings that could play, and the run ended
+    without a stop once only such pairings were chosen.)"""
+    every = league_schedule([("nim", 2)], {"nim": [1, 2, 3, 4]}, 6, 3)
+    store = FakeStore()
+    strength = {1: 3, 2: 2, 3: 1, 4: 0}
+    store.play([f for f in every if f.round == 0 and 4 in f.table], strength)  # bot 4 played, then left
+    todo = [f for f in every if 4 not in f.table]
+    adaptive_run(store, todo, strength)
+    assert store.decided and store.decided[-1]["stop"], store.decided[-1:]
+    assert not any(4 in pair for d in store.decided for pair in d["pairs"])
+
+
+def test_a_game_that_is_never_stored_is_not_handed_out_again_in_the_run_and_a_resume_tries_it() -> None:
+    every = league_schedule([("nim", 2)], {"nim": [1, 2, 3]}, 6, 3)
+    store = FakeStore()
+    strength = {1: 2, 2: 1, 3: 0}
+    handed = adaptive_run(store, every, strength, never=frozenset({3}))
+    assert store.decided[-1]["stop"]
+    lost = [k for k in handed if k not in store.games]
+    assert lost and len(handed) == len(set(handed))  # bot 3's games were handed out, each once
+    todo = [f for f in every if f.key not in store.games]  # the resume: bot 3's games are missing, so tried again
+    again = adaptive_run(store, todo, strength)
+    assert set(again) & set(lost) and all(k in store.games for k in again)
 
 LEAGUE = """
 name = "ad"
