@@ -5,6 +5,7 @@ nothing else sees SQL (docs/store.md describes the tables).
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,7 +335,18 @@ class StoredGame:
         stored = self.info.get("clock_left")
         if not self.info.get("time_control") or not isinstance(stored, list):
             return []
-        return [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None for x in stored]
+        return [_seconds(x) for x in stored]
+
+
+def _seconds(value: Any) -> float | None:
+    """A stored clock reading as finite seconds, else None (a store edited by hand can hold text, NaN or 10**400)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def load_failures(stored: str | list[Any]) -> list[Failure]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import games as games_pkg
 from arena.output.views import result_text
-from arena.results.moves import OPENING, Movers, failure_move
+from arena.results.moves import OPENING, Movers, clocks_after, failure_move
 from arena.results.records import headline
 from arena.text import dumps, shown
 from leaderboards.store import StoredGame
@@ -101,10 +101,9 @@ def frames(g: StoredGame, cache: dict[str, Any]) -> list[dict[str, Any]] | None:
             frame = {"board": board_runs(game, state, names, last), "seat": seat if isinstance(kind, int) else None,
                      "move": move, "ms": ms, **({"opening": True} if kind == OPENING else {})}
             if clocks is not None:
-                if isinstance(kind, int) and kind < len(left) and 0 <= seat < len(clocks):
-                    reading = left[kind]
-                    clocks[seat] = None if reading is None else round(reading, 2)
-                frame["clocks"] = list(clocks)
+                if isinstance(kind, int):
+                    clocks = clocks_after(left, [(seat, kind)], clocks)
+                frame["clocks"] = [None if c is None else round(c, 1) for c in clocks]  # as shown: tenths
             out.append(frame)
         return out
     except Exception:  # noqa: BLE001 - the report still lists the game, without frames

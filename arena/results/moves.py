@@ -63,3 +63,15 @@ def decisions(movers: Sequence[int], opening: int) -> list[int | str]:
     """:meth:`Movers.next` for every action of a history, given who was to move before each."""
     numbering = Movers(opening)
     return [numbering.next(i, mover) for i, mover in enumerate(movers)]
+
+
+def clocks_after(readings: Sequence[float | None], moves: Sequence[tuple[int, int]],
+                 clocks: Sequence[float | None]) -> list[float | None]:
+    """Each seat's game clock after ``moves`` ((seat, bot decision) in order), from ``clocks`` (None: not started):
+    a decision's reading (the mover's clock after it, :attr:`StoredGame.clock_readings`) replaces its seat's, and a
+    decision without one (never charged: its clock did not move) keeps it. Every viewer's clocks come from here."""
+    out = list(clocks)
+    for seat, k in moves:
+        if 0 <= seat < len(out) and 0 <= k < len(readings) and readings[k] is not None:
+            out[seat] = readings[k]
+    return out

@@ -77,11 +77,11 @@ class Replay:
         step = self.clamp(step)
         return sum(d is not None for d in self._decisions[:step])
 
-    def latest_bot_moves(self, step: int) -> dict[int, int]:
-        """Each seat's latest bot move (0-based, as :meth:`bot_move`) among the first ``step`` actions; a seat that
-        has not moved yet is absent."""
+    def bot_moves_before(self, step: int) -> list[tuple[int, int]]:
+        """(seat, bot move) of each bot move among the first ``step`` actions, in order (bot moves as
+        :meth:`bot_move` numbers them)."""
         step = self.clamp(step)
-        return {seat: k for seat, k in zip(self._movers[:step], self._decisions[:step]) if k is not None}
+        return [(seat, k) for seat, k in zip(self._movers[:step], self._decisions[:step]) if k is not None]
 
     def is_opening(self, step: int) -> bool:
         """Whether the action that led to ``step`` was an opening move (played before any bot was asked)."""

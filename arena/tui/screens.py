@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from arena.limits import DAY
 from arena.output.views import verdict
-from arena.results.moves import failure_where
+from arena.results.moves import clocks_after, failure_where
 from arena.text import shown, text
 from arena.tui import boards
 from arena.tui.data import BotDetail, GameRow, LeaderRow, ReplayData, reason_text
@@ -187,14 +187,11 @@ class ReplayScreen(Screen[None]):
 
     def _clocks(self) -> Text:
         """Each seat's game clock after its latest move up to this step, as the HTML viewer shows it."""
-        latest = self.replay.latest_bot_moves(self.step)
+        clocks = clocks_after(self.data.clock_readings, self.replay.bot_moves_before(self.step),
+                              [None] * len(self.data.players))
         out = Text(f"clocks ({self.data.time_control})\n", style="bold")
-        for seat, name in enumerate(self.data.players):
-            k = latest.get(seat)
-            reading = self.data.clock_readings[k] if k is not None and k < len(self.data.clock_readings) else None
-            out.append(f"  {name}: ")
-            out.append(f"{clock_text(reading)} left\n" if reading is not None else
-                       "not started\n" if k is None else "not charged\n")
+        for name, left in zip(self.data.players, clocks):
+            out.append(f"  {name}: " + (f"{clock_text(left)} left\n" if left is not None else "not started\n"))
         return out
 
     def _who(self, mover: int, step: int) -> str:

@@ -135,3 +135,26 @@ def test_the_html_hex_board_has_coordinates_and_edge_colours():
     assert "fg-red" in classes[stone]
     assert any("bg-yellow" in cls for _, cls in runs)
     assert "bob\\x1b[2J" in text and "\x1b" not in text  # names shown escaped
+
+
+def test_both_replay_viewers_read_odd_stored_clocks_alike():
+    """A store edited by hand: readings that are not finite numbers are none, a move never charged (None) keeps its
+    seat's clock, and the HTML viewer's frames and the dashboard's panel show the same clocks. (NaN ended the
+    dashboard, 10**400 lost the HTML replay, and None read "not started" on the web after the seat had moved.)"""
+    from dataclasses import replace
+
+    from arena.output.replays import frames
+    from arena.results.moves import clocks_after
+    from arena.tui.replay import Replay
+    g = stored_hex_game()
+    for odd in (float("nan"), 10 ** 400, "1.5", True, None):
+        clocked = replace(g, info={"time_control": "30", "clock_left": [29.5, 28.04, odd]})
+        assert clocked.clock_readings == [29.5, 28.04, None]
+        out = frames(clocked, {})
+        assert out is not None, odd
+        assert [f["clocks"] for f in out] == [[None, None], [29.5, None], [29.5, 28.0], [29.5, 28.0]], odd
+        replay = Replay(g.game, g.history)
+        shown = [clocks_after(clocked.clock_readings, replay.bot_moves_before(step), [None, None])
+                 for step in range(len(replay))]
+        assert [[None if c is None else round(c, 1) for c in row] for row in shown] == [f["clocks"] for f in out]
+    assert replace(g, info={"clock_left": [1.0, 2.0, 3.0]}).clock_readings == []  # no time control: no clocks
