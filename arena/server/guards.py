@@ -92,12 +92,15 @@ organiser = guard(lambda site, viewer: viewer.organiser, lambda site, viewer: no
 """The organisers' pages: 404 to anyone else."""
 
 
+def revoked_token(viewer: Viewer) -> Response | None:
+    """The API's 401 for a revoked account's token (its holder is told so, and when); None for any other viewer."""
+    return error(401, revoked_line(viewer.revoked)) if viewer.revoked is not None and viewer.via_token else None
+
+
 def api_refusal(line: str) -> Refusal:
-    """The API's 401: ``line``, unless the request's token is a revoked account's (its holder is told so, and when)."""
+    """The API's 401: ``line``, unless the request's token is a revoked account's (:func:`revoked_token`)."""
     def refuse(site: Site, viewer: Viewer) -> Response:
-        if viewer.revoked is not None and viewer.via_token:
-            return error(401, revoked_line(viewer.revoked))
-        return error(401, line)
+        return revoked_token(viewer) or error(401, line)
     return refuse
 
 

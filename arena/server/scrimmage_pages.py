@@ -170,6 +170,9 @@ def _ask(request: Request, site: Site, store: Store, v: Viewer, body: bytes) -> 
 
 @guards.threaded
 def api_scrimmage(request: Request, site: Site, store: Store, v: Viewer) -> Response:
+    revoked = guards.revoked_token(v)
+    if revoked is not None:
+        return revoked
     s = visible(request, site, store, v)
     if s is None:
         return error(404, "no such scrimmage")

@@ -101,9 +101,11 @@ def test_a_private_league_sends_strangers_to_the_login_page(tmp_path: Path) -> N
         assert c.get("/games/1/replay-data.js").status_code == 404
         assert c.get("/", headers={"authorization": f"Bearer {made.tokens['alice']}"}).status_code == 200
         with Store.open(made.site.db) as store:
-            acc.revoke(store, acc.account_named(store, store.find_league("inproc").id, "bob").id)  # type: ignore[union-attr]
+            bob_account = acc.account_named(store, store.find_league("inproc").id, "bob")
+            assert bob_account is not None
+            acc.revoke(store, bob_account.id)
         bob = {"authorization": f"Bearer {made.tokens['bob']}"}
-        for path in ("/api/leaderboard", "/api/bracket", "/api/submissions/1"):  # the API says why, as docs/server.md
+        for path in ("/api/leaderboard", "/api/bracket", "/api/submissions/1", "/api/scrimmages/1"):  # the API says why
             answer = c.get(path, headers=bob)
             assert answer.status_code == 401 and "was revoked" in answer.json()["error"], path
 
