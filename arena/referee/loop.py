@@ -123,12 +123,12 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
                 if on_failure == "raise":
                     raise
                 raise BotError(f"{type(exc).__name__}: {exc}") from exc
-            wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            wall, cpu = _move_wall(bot, t0), time.thread_time() - c0
             cpu = getattr(bot, "last_cpu_time", None) or cpu
             if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
                 raise IllegalMoveError(f"illegal action {action!r}; legal actions: {legal[:20]}")
         except BotError as exc:
-            wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            wall, cpu = _move_wall(bot, t0), time.thread_time() - c0
             cpu = getattr(bot, "last_cpu_time", None) or cpu  # a timed-out bot's own CPU time shows why
             if on_failure == "raise":
                 raise
@@ -157,3 +157,9 @@ def play(game: Any, bots: Sequence[Any], seed: int = 0, *, limit: Limit | Callab
         record.info["adjudicated"] = outcome.reason
     record.duration = time.perf_counter() - started
     return record
+
+
+def _move_wall(bot: Any, t0: float) -> float:
+    """A move's recorded wall time: its step's, less what a sandboxed bot's proxy left out of its clock as the
+    referee's own wait (a thaw held in the kernel while the bot was frozen: ``last_wait_left_out``)."""
+    return max(0.0, time.perf_counter() - t0 - (getattr(bot, "last_wait_left_out", 0.0) or 0.0))

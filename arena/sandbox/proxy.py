@@ -89,6 +89,7 @@ class BotProcess:
         """The game's bots asked to stop whose stop the kernel has not confirmed yet (shared by its sandbox)."""
         self._pending_error: BotError | None = None
         self._ready = False
+        self._left_out = 0.0
         self._cpu_limit: int | None = None
         """The process's RLIMIT_CPU (soft) in seconds: a kill by SIGXCPU is a timeout only once its CPU reached it."""
         self.handle = ProcessHandle()
@@ -137,6 +138,12 @@ class BotProcess:
         return self.clock.last_cpu_time
 
     @property
+    def last_wait_left_out(self) -> float:
+        """Seconds of the last move's step that were the referee's wait, not the bot's (a thaw held in the kernel
+        while the bot was frozen): left out of its clock, and of its recorded wall time (arena.referee.loop)."""
+        return self._left_out
+
+    @property
     def move_timing(self) -> list[tuple[float | None, float]]:
         """Per own move: (run-queue delay in seconds or None when not read, deadline extension granted)."""
         return self.clock.move_timing
@@ -153,6 +160,7 @@ class BotProcess:
         BotError on any failure."""
         clock = self.clock
         clock.last_cpu_time = None  # set when this move's CPU time is read: never a previous move's
+        self._left_out = 0.0
         if self._init_frame is not None:
             self._send_init()
         if self._pending_error is not None:
@@ -230,6 +238,7 @@ class BotProcess:
                 ran = clock.cpu_since_charge()
                 if ran is not None and ran <= THAW_RAN:
                     started, deadline = clock.postpone(held)
+                    self._left_out = held
             while True:
                 reply = channel.read_message(deadline)
                 reply_id = reply.get("id")

@@ -45,3 +45,5 @@ def test_a_thaw_held_up_in_the_kernel_is_not_charged_to_the_bot(tmp_path, monkey
     assert record.terminations[0] == "normal", record.failures
     moves = record.move_seats.count(0)
     assert moves >= 2 and len(held) >= moves, (moves, held)  # every move of the bot waited for its thaw
+    walls = [w for seat, w in zip(record.move_seats, record.wall_times) if seat == 0][1:]  # (the first: its load)
+    assert walls and all(0.25 <= w < 0.25 + HELD for w in walls), walls  # the record's times leave the wait out too
