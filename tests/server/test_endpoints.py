@@ -108,6 +108,8 @@ def test_a_private_league_sends_strangers_to_the_login_page(tmp_path: Path) -> N
         for path in ("/api/leaderboard", "/api/bracket", "/api/submissions/1", "/api/scrimmages/1"):  # the API says why
             answer = c.get(path, headers=bob)
             assert answer.status_code == 401 and "was revoked" in answer.json()["error"], path
+            guess = c.get(path, headers={"authorization": f"Bearer {made.tokens['bob'][:-2]}xx"})  # a stranger's
+            assert "revoked" not in guess.text and "bob" not in guess.text, path  # learns no account or revocation
 
 
 # -- an account's pages -------------------------------------------------------------------------------------------
