@@ -164,9 +164,13 @@ def test_a_flood_of_idle_connections_leaves_the_league_validator_and_site_runnin
         flood.stopping.set()
         holder.join(10)
 
-        # the server answers at once afterwards, and the league finishes its schedule
-        code, _, _ = Client(server.base).get("/")
-        assert code == 200
+        # the server answers within SLACK afterwards (a 503 with its retry-after meanwhile: a clean-clone run got
+        # one at once, while the server still counted the flood's places), and the league finishes its schedule
+        ended, codes = time.monotonic(), []
+        while not codes or codes[-1] != 200 and time.monotonic() < ended + SLACK:
+            codes.append(Client(server.base).get("/")[0])
+            time.sleep(0.05 if codes[-1] != 200 else 0)
+        assert codes[-1] == 200 and set(codes[:-1]) <= {503}, codes
         # no WebSocket: an upgrade is answered as a page, under the same limits
         upgrade = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         upgrade.request("GET", "/", headers={"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version":
