@@ -165,7 +165,8 @@ def test_a_flood_of_idle_connections_leaves_the_league_validator_and_site_runnin
         holder.join(10)
 
         # the server answers within SLACK afterwards (a 503 with its retry-after meanwhile: a clean-clone run got
-        # one at once, while the server still counted the flood's places), and the league finishes its schedule
+        # one at once, likely while the server still counted the flood's closed connections), and the league
+        # finishes its schedule
         ended, codes = time.monotonic(), []
         while not codes or codes[-1] != 200 and time.monotonic() < ended + SLACK:
             codes.append(Client(server.base).get("/")[0])
